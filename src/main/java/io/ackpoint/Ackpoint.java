@@ -1,0 +1,99 @@
+package io.ackpoint;
+
+import io.ackpoint.batch.BatcherVerticle;
+import io.ackpoint.batch.CheckpointBatcher;
+import io.ackpoint.config.AckpointConfig;
+import io.ackpoint.http.HttpQueues;
+import io.ackpoint.http.HttpVerticle;
+import io.ackpoint.source.PgReplicationSource;
+import io.ackpoint.source.ReplicationSource;
+import io.ackpoint.storage.CheckpointStorage;
+import io.ackpoint.storage.PgCheckpointStorage;
+import io.ackpoint.storage.PgMigrations;
+import io.ackpoint.storage.PgPools;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.sqlclient.Pool;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One running Ackpoint: the verticles of a process, deployed on a given Vert.x instance. Databases
+ * are reached by URI; the embedded one, if any, is started before (see {@link Main}).
+ */
+public final class Ackpoint {
+
+  private final Vertx vertx;
+  private final List<String> deployments;
+  private final HttpQueues queues;
+
+  private Ackpoint(Vertx vertx, List<String> deployments, HttpQueues queues) {
+    this.vertx = vertx;
+    this.deployments = deployments;
+    this.queues = queues;
+  }
+
+  public static Future<Ackpoint> start(Vertx vertx, AckpointConfig config) {
+    List<String> deployments = new ArrayList<>();
+    HttpQueues queues = HttpQueues.of(config.http());
+    BatcherVerticle batcher = new BatcherVerticle(
+        () -> source(vertx, config),
+        () -> storage(vertx, config),
+        config.batching(),
+        CheckpointBatcher.BatchListener.NONE);
+    int instances = config.http().instances() > 0
+        ? config.http().instances()
+        : eventLoops(config);
+    return vertx.deployVerticle(batcher)
+        .compose(id -> {
+          deployments.add(id);
+          return vertx.deployVerticle(() -> new HttpVerticle(config, queues), new DeploymentOptions().setInstances(instances));
+        })
+        .map(id -> {
+          deployments.add(id);
+          return new Ackpoint(vertx, deployments, queues);
+        })
+        .recover(failure -> undeploy(vertx, deployments).transform(v -> Future.failedFuture(failure)));
+  }
+
+  /** One HTTP verticle per event loop. */
+  public static int eventLoops(AckpointConfig config) {
+    return config.http().eventLoops() > 0 ? config.http().eventLoops() : Runtime.getRuntime().availableProcessors();
+  }
+
+  private static Future<ReplicationSource> source(Vertx vertx, AckpointConfig config) {
+    Pool pool = PgPools.create(vertx, config.source().uri(), config.source().poolSize(), "ackpoint-source");
+    return PgReplicationSource.create(pool).map(s -> (ReplicationSource) s)
+        .onFailure(e -> pool.close());
+  }
+
+  private static Future<CheckpointStorage> storage(Vertx vertx, AckpointConfig config) {
+    Pool pool = PgPools.create(vertx, config.storage().uri(), config.storage().poolSize(), "ackpoint-storage");
+    return PgMigrations.migrate(pool)
+        .map(applied -> (CheckpointStorage) new PgCheckpointStorage(pool))
+        .recover(e -> pool.close().transform(v -> Future.failedFuture(AckpointException.storageUnavailable(e))));
+  }
+
+  public HttpQueues queues() {
+    return queues;
+  }
+
+  /**
+   * Stops HTTP first (no new requests), then the batcher, which lets its in-flight batches finish
+   * before it closes its pools.
+   */
+  public Future<Void> close() {
+    return undeploy(vertx, deployments);
+  }
+
+  private static Future<Void> undeploy(Vertx vertx, List<String> deployments) {
+    Future<Void> chain = Future.succeededFuture();
+    for (int i = deployments.size() - 1; i >= 0; i--) {
+      String id = deployments.get(i);
+      chain = chain.compose(v -> vertx.undeploy(id));
+    }
+    return chain.onComplete(ar -> deployments.clear());
+  }
+}

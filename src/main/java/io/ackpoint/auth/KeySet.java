@@ -1,0 +1,78 @@
+package io.ackpoint.auth;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.auth.JWTOptions;
+import io.vertx.ext.auth.jwt.JWTAuth;
+import io.vertx.ext.auth.jwt.JWTAuthOptions;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * An immutable set of verification keys and the signature verifier built from them. Claims are not
+ * checked by the verifier (expiry is ignored, no audience): {@link JwtAuthenticator} checks them
+ * itself so that each failure gets its own error code.
+ */
+final class KeySet {
+
+  private final JWTAuth verifier;
+  private final Set<String> keyIds;
+  private final Set<String> algorithms;
+
+  private KeySet(JWTAuth verifier, Set<String> keyIds, Set<String> algorithms) {
+    this.verifier = verifier;
+    this.keyIds = keyIds;
+    this.algorithms = algorithms;
+  }
+
+  static KeySet of(Vertx vertx, List<JsonObject> jwks) {
+    JWTAuthOptions options = new JWTAuthOptions()
+        .setJWTOptions(new JWTOptions().setIgnoreExpiration(true));
+    Set<String> kids = new HashSet<>();
+    Set<String> algs = new HashSet<>();
+    for (JsonObject key : jwks) {
+      JsonObject jwk = key.copy();
+      String alg = jwk.getString("alg");
+      if (alg == null) {
+        alg = defaultAlgorithm(jwk.getString("kty", ""));
+        jwk.put("alg", alg);
+      }
+      algs.add(alg);
+      String kid = jwk.getString("kid");
+      if (kid != null) {
+        kids.add(kid);
+      }
+      options.addJwk(jwk);
+    }
+    return new KeySet(JWTAuth.create(vertx, options), Set.copyOf(kids), Set.copyOf(algs));
+  }
+
+  static List<JsonObject> keysOf(JsonObject jwks) {
+    JsonArray keys = jwks.getJsonArray("keys", new JsonArray());
+    return keys.stream().map(k -> (JsonObject) k).toList();
+  }
+
+  private static String defaultAlgorithm(String kty) {
+    return switch (kty.toUpperCase(Locale.ROOT)) {
+      case "RSA" -> "RS256";
+      case "EC" -> "ES256";
+      default -> "HS256";
+    };
+  }
+
+  JWTAuth verifier() {
+    return verifier;
+  }
+
+  boolean hasKey(String kid) {
+    return keyIds.contains(kid);
+  }
+
+  boolean accepts(String algorithm) {
+    return algorithms.contains(algorithm);
+  }
+}

@@ -1,0 +1,108 @@
+package io.ackpoint.batch;
+
+import io.ackpoint.AckpointException;
+import io.ackpoint.config.AckpointConfig.BatchingConfig;
+import io.ackpoint.source.ReplicationSource;
+import io.ackpoint.storage.CheckpointStorage;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
+
+import java.util.function.Supplier;
+
+/**
+ * Serves {@code ackpoint.checkpoint.create}: one instance per process, so that every HTTP event loop
+ * feeds the same batches. Body {@code {"user_id", "client_id"?, "checkpoint_request_id"?}}, answer
+ * {@code {"write_checkpoint", "replication_head"}} or a failure whose code is the HTTP status.
+ */
+public final class BatcherVerticle extends VerticleBase {
+
+  public static final String CREATE_ADDRESS = "ackpoint.checkpoint.create";
+  /** Local only: answers {@code {"storage": bool, "source": bool}} for the readiness probe. */
+  public static final String HEALTH_ADDRESS = "ackpoint.health";
+
+  private final Supplier<Future<ReplicationSource>> sourceFactory;
+  private final Supplier<Future<CheckpointStorage>> storageFactory;
+  private final BatchingConfig config;
+  private final CheckpointBatcher.BatchListener listener;
+  private ReplicationSource source;
+  private CheckpointStorage storage;
+  private MessageConsumer<JsonObject> consumer;
+  private MessageConsumer<Void> health;
+  private CheckpointBatcher batcher;
+
+  public BatcherVerticle(Supplier<Future<ReplicationSource>> sourceFactory,
+                         Supplier<Future<CheckpointStorage>> storageFactory,
+                         BatchingConfig config, CheckpointBatcher.BatchListener listener) {
+    this.sourceFactory = sourceFactory;
+    this.storageFactory = storageFactory;
+    this.config = config;
+    this.listener = listener;
+  }
+
+  @Override
+  public Future<?> start() {
+    return sourceFactory.get().compose(s -> {
+      source = s;
+      return storageFactory.get();
+    }).compose(s -> {
+      storage = s;
+      batcher = new CheckpointBatcher(context, source, storage, config.maxInFlightBatches(), config.enabled(), listener);
+      health = vertx.eventBus().localConsumer(HEALTH_ADDRESS, this::health);
+      consumer = vertx.eventBus().consumer(CREATE_ADDRESS, msg -> handle(batcher, msg));
+      return consumer.completion();
+    });
+  }
+
+  private static void handle(CheckpointBatcher batcher, Message<JsonObject> msg) {
+    CheckpointCommand command;
+    try {
+      command = parse(msg.body());
+    } catch (AckpointException e) {
+      msg.reply(e.toReplyException());
+      return;
+    }
+    batcher.submit(command).onComplete(ar -> {
+      if (ar.succeeded()) {
+        msg.reply(new JsonObject()
+            .put("write_checkpoint", Long.toString(ar.result().writeCheckpoint()))
+            .put("replication_head", ar.result().replicationHead()));
+      } else {
+        msg.reply(AckpointException.from(ar.cause()).toReplyException());
+      }
+    });
+  }
+
+  private void health(Message<Void> msg) {
+    Future<Void> storageUp = storage.ping();
+    Future<String> sourceUp = source.readHead();
+    Future.join(storageUp, sourceUp).onComplete(ar -> msg.reply(new JsonObject()
+        .put("storage", storageUp.succeeded())
+        .put("source", sourceUp.succeeded())));
+  }
+
+  static CheckpointCommand parse(JsonObject body) {
+    if (body == null || !(body.getValue("user_id") instanceof String userId) || userId.isEmpty()) {
+      throw AckpointException.badRequest("ACK_INVALID_USER_ID", "user_id must be a non-empty string");
+    }
+    String fullUserId = CheckpointRequestValidation.fullUserId(userId,
+        CheckpointRequestValidation.clientId(body.getValue("client_id")));
+    Object requested = body.getValue("checkpoint_request_id");
+    return requested == null
+        ? CheckpointCommand.generated(fullUserId)
+        : CheckpointCommand.requested(fullUserId, CheckpointRequestValidation.checkpointRequestId(requested));
+  }
+
+  @Override
+  public Future<?> stop() {
+    // Unregister first so no new command arrives; the batches in flight finish on their own
+    // futures before the pools they use are closed.
+    Future<Void> unregistered = consumer == null ? Future.succeededFuture() : consumer.unregister();
+    return unregistered
+        .compose(v -> batcher == null ? Future.succeededFuture() : batcher.drained())
+        .compose(v -> storage == null ? Future.succeededFuture() : storage.close())
+        .compose(v -> source == null ? Future.succeededFuture() : source.close());
+  }
+}

@@ -1,0 +1,66 @@
+package io.ackpoint.config;
+
+import io.vertx.core.json.JsonObject;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/** The validated configuration of one Ackpoint process. */
+public record AckpointConfig(
+    HttpConfig http,
+    AuthConfig auth,
+    DatabaseConfig source,
+    DatabaseConfig storage,
+    EmbeddedConfig embedded,
+    BatchingConfig batching) {
+
+  public record HttpConfig(String host, int port, int instances, int eventLoops, int bodyLimit,
+                           QueueLimits checkpointing, QueueLimits stream, QueueLimits api) {
+
+    public HttpConfig withPort(int newPort) {
+      return new HttpConfig(host, newPort, instances, eventLoops, bodyLimit, checkpointing, stream, api);
+    }
+  }
+
+  /** At most {@code concurrency} requests of a route group run; at most {@code maxQueueDepth} wait. */
+  public record QueueLimits(int concurrency, int maxQueueDepth) {
+  }
+
+  public record AuthConfig(List<String> audiences, JsonObject jwks, String jwksUri, Duration clockSkew) {
+  }
+
+  public enum DatabaseType { EMBEDDED, POSTGRESQL, MONGODB }
+
+  public record DatabaseConfig(DatabaseType type, String uri, int poolSize) {
+
+    DatabaseConfig withEmbeddedUri(String embeddedUri) {
+      return type == DatabaseType.EMBEDDED ? new DatabaseConfig(type, embeddedUri, poolSize) : this;
+    }
+  }
+
+  public record EmbeddedConfig(Path dataDir, int port) {
+  }
+
+  /** {@code enabled = false} makes every request its own batch. */
+  public record BatchingConfig(boolean enabled, int maxInFlightBatches) {
+  }
+
+  /** This configuration with the embedded database's URI filled in wherever the embedded one is used. */
+  public AckpointConfig withEmbeddedUri(String uri) {
+    return new AckpointConfig(http, auth, source.withEmbeddedUri(uri), storage.withEmbeddedUri(uri), embedded, batching);
+  }
+
+  public AckpointConfig withHttp(HttpConfig newHttp) {
+    return new AckpointConfig(newHttp, auth, source, storage, embedded, batching);
+  }
+
+  public AckpointConfig withBatching(BatchingConfig newBatching) {
+    return new AckpointConfig(http, auth, source, storage, embedded, newBatching);
+  }
+
+  /** True when either side runs on the embedded PostgreSQL, which must then be started first. */
+  public boolean needsEmbeddedDatabase() {
+    return source.type() == DatabaseType.EMBEDDED || storage.type() == DatabaseType.EMBEDDED;
+  }
+}

@@ -1,0 +1,12 @@
+package io.ackpoint.config;
+
+/**
+ * An invalid configuration. The message always names the offending key, so that startup can stop
+ * with a line an operator can act on.
+ */
+public final class ConfigException extends RuntimeException {
+
+  public ConfigException(String key, String problem) {
+    super("configuration key '" + key + "': " + problem);
+  }
+}

@@ -1,0 +1,224 @@
+package io.ackpoint.config;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.ackpoint.config.AckpointConfig.AuthConfig;
+import io.ackpoint.config.AckpointConfig.BatchingConfig;
+import io.ackpoint.config.AckpointConfig.DatabaseConfig;
+import io.ackpoint.config.AckpointConfig.DatabaseType;
+import io.ackpoint.config.AckpointConfig.EmbeddedConfig;
+import io.ackpoint.config.AckpointConfig.HttpConfig;
+import io.ackpoint.config.AckpointConfig.QueueLimits;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Builds the configuration from three layers: the built-in defaults (which also define the set of
+ * known keys), the YAML file ({@code conf/ackpoint.yaml} or {@code $ACKPOINT_CONFIG}), and
+ * {@code ACKPOINT_*} environment variables.
+ */
+public final class ConfigLoader {
+
+  public static final String CONFIG_FILE_VARIABLE = "ACKPOINT_CONFIG";
+  public static final Path DEFAULT_CONFIG_FILE = Path.of("conf", "ackpoint.yaml");
+  private static final String ENV_PREFIX = "ACKPOINT_";
+  private static final YAMLMapper YAML = new YAMLMapper();
+
+  private ConfigLoader() {
+  }
+
+  /** Loads the configuration of this process from its file and environment. */
+  public static AckpointConfig load(Map<String, String> env) {
+    String explicit = env.get(CONFIG_FILE_VARIABLE);
+    Path file = explicit == null || explicit.isBlank() ? DEFAULT_CONFIG_FILE : Path.of(explicit);
+    if (!Files.exists(file)) {
+      if (explicit != null && !explicit.isBlank()) {
+        throw new ConfigException(CONFIG_FILE_VARIABLE, "file " + file + " does not exist");
+      }
+      return resolve(new JsonObject(), env);
+    }
+    return resolve(readYaml(file), env);
+  }
+
+  /** Resolves a configuration given as JSON (the file layer) plus environment overrides. */
+  public static AckpointConfig resolve(JsonObject fileLayer, Map<String, String> env) {
+    JsonObject defaults = defaults();
+    JsonObject merged = defaults.copy();
+    overlay(defaults, merged, fileLayer, "");
+    applyEnvironment(defaults, merged, env, "");
+    return bind(new ConfigReader(merged));
+  }
+
+  static JsonObject defaults() {
+    try (InputStream in = ConfigLoader.class.getResourceAsStream("/ackpoint-defaults.yaml")) {
+      if (in == null) {
+        throw new IllegalStateException("ackpoint-defaults.yaml is missing from the class path");
+      }
+      return new JsonObject(toMap(YAML.readValue(in, Map.class)));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static JsonObject readYaml(Path file) {
+    try {
+      Object parsed = YAML.readValue(file.toFile(), Object.class);
+      if (parsed == null) {
+        return new JsonObject();
+      }
+      if (!(parsed instanceof Map<?, ?> map)) {
+        throw new ConfigException(file.toString(), "the top level must be a mapping of keys");
+      }
+      return new JsonObject(toMap(map));
+    } catch (JacksonException e) {
+      throw new ConfigException(file.toString(), "not valid YAML: " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> toMap(Map<?, ?> map) {
+    return (Map<String, Object>) map;
+  }
+
+  /** A leaf is a scalar, a list, or an object whose default is empty (such as the inline JWKS). */
+  private static boolean isSection(Object defaultValue) {
+    return defaultValue instanceof JsonObject object && !object.isEmpty();
+  }
+
+  private static void overlay(JsonObject defaults, JsonObject target, JsonObject layer, String prefix) {
+    for (Map.Entry<String, Object> entry : layer) {
+      String key = prefix + entry.getKey();
+      if (!defaults.containsKey(entry.getKey())) {
+        throw new ConfigException(key, "unknown key");
+      }
+      Object defaultValue = defaults.getValue(entry.getKey());
+      if (isSection(defaultValue)) {
+        if (!(entry.getValue() instanceof JsonObject section)) {
+          throw new ConfigException(key, "must be a mapping of keys");
+        }
+        overlay((JsonObject) defaultValue, target.getJsonObject(entry.getKey()), section, key + ".");
+      } else {
+        target.put(entry.getKey(), entry.getValue());
+      }
+    }
+  }
+
+  private static void applyEnvironment(JsonObject defaults, JsonObject target, Map<String, String> env, String prefix) {
+    for (String name : defaults.fieldNames()) {
+      String key = prefix + name;
+      Object defaultValue = defaults.getValue(name);
+      if (isSection(defaultValue)) {
+        applyEnvironment((JsonObject) defaultValue, target.getJsonObject(name), env, key + ".");
+        continue;
+      }
+      String value = env.get(environmentVariable(key));
+      if (value != null) {
+        target.put(name, parseEnvironmentValue(key, defaultValue, value));
+      }
+    }
+  }
+
+  /** {@code http.port} is overridden by {@code ACKPOINT_HTTP_PORT}. */
+  public static String environmentVariable(String key) {
+    return ENV_PREFIX + key.replace('.', '_').toUpperCase(Locale.ROOT);
+  }
+
+  private static Object parseEnvironmentValue(String key, Object defaultValue, String value) {
+    try {
+      if (defaultValue instanceof Integer) {
+        return Integer.parseInt(value.trim());
+      }
+      if (defaultValue instanceof Boolean) {
+        return parseBoolean(key, value.trim());
+      }
+      if (defaultValue instanceof JsonArray) {
+        String trimmed = value.trim();
+        if (trimmed.startsWith("[")) {
+          return new JsonArray(trimmed);
+        }
+        return new JsonArray(trimmed.isEmpty() ? List.of() : Arrays.stream(trimmed.split(",")).map(String::trim).toList());
+      }
+      if (defaultValue instanceof JsonObject) {
+        return new JsonObject(value);
+      }
+      return value;
+    } catch (NumberFormatException | DecodeException e) {
+      throw new ConfigException(key, "environment variable " + environmentVariable(key) + " has an invalid value");
+    }
+  }
+
+  private static boolean parseBoolean(String key, String value) {
+    return switch (value.toLowerCase(Locale.ROOT)) {
+      case "true", "yes", "on", "1" -> true;
+      case "false", "no", "off", "0" -> false;
+      default -> throw new ConfigException(key, "'" + value + "' is not a boolean");
+    };
+  }
+
+  private static AckpointConfig bind(ConfigReader r) {
+    HttpConfig http = new HttpConfig(
+        r.string("http.host"),
+        r.integer("http.port", 0, 65535),
+        r.integer("http.instances", 0, 1024),
+        r.integer("http.event_loops", 0, 1024),
+        r.integer("http.body_limit", 64, 64 * 1024 * 1024),
+        queue(r, "http.queues.checkpointing"),
+        queue(r, "http.queues.stream"),
+        queue(r, "http.queues.api"));
+    AuthConfig auth = new AuthConfig(
+        r.stringList("auth.audience"),
+        r.object("auth.jwks"),
+        r.string("auth.jwks_uri"),
+        r.duration("auth.clock_skew"));
+    if (auth.audiences().isEmpty()) {
+      throw new ConfigException("auth.audience", "at least one audience is required");
+    }
+    if (auth.jwks().getJsonArray("keys", new JsonArray()).isEmpty() && auth.jwksUri().isBlank()) {
+      throw new ConfigException("auth.jwks", "no keys: set auth.jwks or auth.jwks_uri");
+    }
+    return new AckpointConfig(
+        http,
+        auth,
+        database(r, "source"),
+        database(r, "storage"),
+        new EmbeddedConfig(Path.of(r.string("embedded.data_dir")), r.integer("embedded.port", 0, 65535)),
+        new BatchingConfig(r.bool("batching.enabled"), r.integer("batching.max_in_flight_batches", 1, 64)));
+  }
+
+  private static QueueLimits queue(ConfigReader r, String prefix) {
+    return new QueueLimits(
+        r.integer(prefix + ".concurrency", 1, 1_000_000),
+        r.integer(prefix + ".max_queue_depth", 0, 1_000_000));
+  }
+
+  private static DatabaseConfig database(ConfigReader r, String prefix) {
+    String typeKey = prefix + ".type";
+    DatabaseType type = switch (r.string(typeKey).toLowerCase(Locale.ROOT)) {
+      case "embedded" -> DatabaseType.EMBEDDED;
+      case "postgresql", "postgres" -> DatabaseType.POSTGRESQL;
+      case "mongodb" -> DatabaseType.MONGODB;
+      default -> throw new ConfigException(typeKey, "must be one of embedded, postgresql, mongodb");
+    };
+    String uri = r.string(prefix + ".uri");
+    if (type != DatabaseType.EMBEDDED && uri.isBlank()) {
+      throw new ConfigException(prefix + ".uri", "required when " + typeKey + " is " + type.name().toLowerCase(Locale.ROOT));
+    }
+    if (type == DatabaseType.MONGODB) {
+      throw new ConfigException(typeKey, "mongodb is not supported by this build yet");
+    }
+    return new DatabaseConfig(type, uri, r.integer(prefix + ".pool_size", 1, 256));
+  }
+}

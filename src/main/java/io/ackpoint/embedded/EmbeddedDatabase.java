@@ -1,0 +1,64 @@
+package io.ackpoint.embedded;
+
+import io.ackpoint.config.AckpointConfig.EmbeddedConfig;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The default database: a PostgreSQL server started by this process, with its data kept in
+ * {@code embedded.data_dir} across restarts. Starting it blocks, so it happens before Vert.x starts.
+ */
+public final class EmbeddedDatabase implements AutoCloseable {
+
+  private final EmbeddedPostgres postgres;
+
+  private EmbeddedDatabase(EmbeddedPostgres postgres) {
+    this.postgres = postgres;
+  }
+
+  public static EmbeddedDatabase start(EmbeddedConfig config) {
+    try {
+      Path dataDir = config.dataDir().toAbsolutePath();
+      Files.createDirectories(dataDir);
+      EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+          .setDataDirectory(dataDir)
+          .setCleanDataDirectory(false)
+          .setServerConfig("wal_level", "logical")
+          .setServerConfig("max_wal_senders", "10")
+          .setServerConfig("max_replication_slots", "10")
+          .setServerConfig("max_connections", "200")
+          // The embedded defaults trade durability for speed; a checkpoint service cannot: an
+          // acknowledged write must survive a crash, and logical decoding must see each commit.
+          .setServerConfig("fsync", "on")
+          .setServerConfig("synchronous_commit", "on")
+          .setServerConfig("full_page_writes", "on");
+      if (config.port() != 0) {
+        builder.setPort(config.port());
+      }
+      return new EmbeddedDatabase(builder.start());
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not start the embedded PostgreSQL in " + config.dataDir(), e);
+    }
+  }
+
+  public int port() {
+    return postgres.getPort();
+  }
+
+  public String uri() {
+    return "postgresql://postgres@localhost:" + port() + "/postgres";
+  }
+
+  @Override
+  public void close() {
+    try {
+      postgres.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

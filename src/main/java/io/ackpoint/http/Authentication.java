@@ -1,0 +1,39 @@
+package io.ackpoint.http;
+
+import io.ackpoint.auth.AuthenticatedUser;
+import io.ackpoint.auth.AuthenticationException;
+import io.ackpoint.auth.JwtAuthenticator;
+import io.vertx.core.Handler;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.ext.web.RoutingContext;
+
+/** Route handler that lets only requests with a valid JWT through, and records who sent them. */
+final class Authentication implements Handler<RoutingContext> {
+
+  private static final String USER = "ackpoint.user";
+
+  private final JwtAuthenticator authenticator;
+
+  Authentication(JwtAuthenticator authenticator) {
+    this.authenticator = authenticator;
+  }
+
+  static AuthenticatedUser user(RoutingContext ctx) {
+    return ctx.get(USER);
+  }
+
+  @Override
+  public void handle(RoutingContext ctx) {
+    authenticator.authenticate(ctx.request().getHeader(HttpHeaders.AUTHORIZATION)).onComplete(ar -> {
+      if (ar.succeeded()) {
+        ctx.put(USER, ar.result());
+        ctx.next();
+      } else if (ar.cause() instanceof AuthenticationException e) {
+        ctx.response().putHeader("WWW-Authenticate", "Bearer");
+        Responses.error(ctx.response(), 401, e.reason().code(), e.reason().description());
+      } else {
+        ctx.fail(ar.cause());
+      }
+    });
+  }
+}

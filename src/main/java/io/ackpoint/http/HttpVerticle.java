@@ -1,0 +1,114 @@
+package io.ackpoint.http;
+
+import io.ackpoint.AckpointException;
+import io.ackpoint.auth.JwtAuthenticator;
+import io.ackpoint.config.AckpointConfig;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+
+import java.util.Locale;
+
+/**
+ * The public HTTP API. One instance runs per event loop; all instances share the port and the
+ * per-process request queues.
+ */
+public final class HttpVerticle extends VerticleBase {
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HttpVerticle.class);
+
+  private final AckpointConfig config;
+  private final HttpQueues queues;
+  private HttpServer server;
+
+  public HttpVerticle(AckpointConfig config, HttpQueues queues) {
+    this.config = config;
+    this.queues = queues;
+  }
+
+  @Override
+  public Future<?> start() {
+    return JwtAuthenticator.create(vertx, config.auth()).compose(authenticator -> {
+      Router router = router(authenticator);
+      server = vertx.createHttpServer(new HttpServerOptions()
+          .setHost(config.http().host())
+          .setPort(config.http().port())
+          .setCompressionSupported(false)
+          .setTcpNoDelay(true));
+      return server.requestHandler(router).listen();
+    });
+  }
+
+  private Router router(JwtAuthenticator authenticator) {
+    Router router = Router.router(vertx);
+    Authentication authentication = new Authentication(authenticator);
+    Admission checkpointing = new Admission(queues.checkpointing());
+    CheckpointRoutes checkpoints = new CheckpointRoutes(vertx.eventBus());
+    BodyHandler body = BodyHandler.create(false).setBodyLimit(config.http().bodyLimit());
+
+    router.get("/write-checkpoint2.json")
+        .handler(authentication)
+        .handler(checkpointing)
+        .handler(checkpoints::writeCheckpoint2);
+    router.post("/sync/checkpoint-request")
+        .handler(body)
+        .handler(Http::requireJsonContentType)
+        .handler(authentication)
+        .handler(checkpointing)
+        .handler(checkpoints::checkpointRequest);
+
+    ProbeRoutes probes = new ProbeRoutes(vertx.eventBus());
+    router.get("/probes/liveness").handler(probes::liveness);
+    router.get("/probes/readiness").handler(probes::readiness);
+    router.get("/probes/startup").handler(probes::readiness);
+
+    router.errorHandler(404, ctx -> Responses.error(ctx.response(), 404, "ACK_NOT_FOUND",
+        "no route " + ctx.request().method() + " " + ctx.request().path()));
+    router.errorHandler(405, ctx -> Responses.error(ctx.response(), 405, "ACK_METHOD_NOT_ALLOWED",
+        "method " + ctx.request().method() + " is not allowed on " + ctx.request().path()));
+    router.errorHandler(413, ctx -> Responses.error(ctx.response(), 413, "ACK_PAYLOAD_TOO_LARGE",
+        "the request body exceeds " + config.http().bodyLimit() + " bytes"));
+    router.errorHandler(400, ctx -> Responses.error(ctx.response(), 400, "ACK_BAD_REQUEST", "bad request"));
+    router.errorHandler(500, this::internalError);
+    return router;
+  }
+
+  private void internalError(RoutingContext ctx) {
+    Throwable failure = ctx.failure();
+    if (failure instanceof AckpointException e) {
+      Responses.error(ctx.response(), e);
+      return;
+    }
+    LOG.error("unexpected failure on {} {}", ctx.request().method(), ctx.request().path(), failure);
+    Responses.error(ctx.response(), 500, "ACK_INTERNAL", "internal error");
+  }
+
+  @Override
+  public Future<?> stop() {
+    return server == null ? Future.succeededFuture() : server.close();
+  }
+
+  /** Small route handlers shared by the route groups. */
+  static final class Http {
+    private Http() {
+    }
+
+    /** JSON routes take {@code application/json} (or no content type, as some clients send none). */
+    static void requireJsonContentType(RoutingContext ctx) {
+      String type = ctx.request().getHeader(HttpHeaders.CONTENT_TYPE);
+      if (type != null) {
+        String mime = type.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+        if (!mime.equals("application/json") && !mime.isEmpty()) {
+          Responses.error(ctx.response(), 415, "ACK_UNSUPPORTED_MEDIA_TYPE", "the request body must be application/json");
+          return;
+        }
+      }
+      ctx.next();
+    }
+  }
+}

@@ -1,0 +1,40 @@
+package io.ackpoint.http;
+
+import io.ackpoint.AckpointException;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.JsonObject;
+
+/** The JSON envelope of every response: {@code {"data": ...}} or {@code {"error": {...}}}. */
+final class Responses {
+
+  static final CharSequence APPLICATION_JSON = HttpHeaders.createOptimized("application/json");
+
+  private Responses() {
+  }
+
+  static void data(HttpServerResponse response, JsonObject data) {
+    send(response, 200, new JsonObject().put("data", data).encode());
+  }
+
+  static void error(HttpServerResponse response, AckpointException e) {
+    error(response, e.status(), e.code(), e.description());
+  }
+
+  static void error(HttpServerResponse response, int status, String code, String description) {
+    JsonObject error = new JsonObject()
+        .put("code", code)
+        .put("status", status)
+        .put("description", description);
+    send(response, status, new JsonObject().put("error", error).encode());
+  }
+
+  static void send(HttpServerResponse response, int status, String json) {
+    if (response.ended() || response.closed()) {
+      return;
+    }
+    response.setStatusCode(status)
+        .putHeader(HttpHeaders.CONTENT_TYPE, APPLICATION_JSON)
+        .end(json);
+  }
+}

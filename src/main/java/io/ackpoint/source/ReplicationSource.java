@@ -1,0 +1,29 @@
+package io.ackpoint.source;
+
+import io.vertx.core.Future;
+
+import java.util.function.Function;
+
+/** The source database whose replication stream Ackpoint follows. */
+public interface ReplicationSource {
+
+  /** The current replication head, as a string whose lexical order is replication order. */
+  Future<String> readHead();
+
+  /** Writes a marker to the replication stream, so that it moves past every head read before. */
+  Future<Void> forceMarker();
+
+  /**
+   * Reads the head, hands it to {@code persist}, then forces a marker if the result asks for one.
+   * The marker comes after the callback, never before: a marker forced before the checkpoint is
+   * stored could be replicated before the row exists, and the acknowledgement would wait for the
+   * next, unrelated, write to the source.
+   */
+  default <R extends MarkerDecision> Future<R> createReplicationHead(Function<String, Future<R>> persist) {
+    return readHead()
+        .compose(persist)
+        .compose(result -> result.shouldAdvance() ? forceMarker().map(result) : Future.succeededFuture(result));
+  }
+
+  Future<Void> close();
+}

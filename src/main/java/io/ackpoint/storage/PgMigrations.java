@@ -1,0 +1,88 @@
+package io.ackpoint.storage;
+
+import io.vertx.core.Future;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.Tuple;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Versioned schema migrations, run at startup in one transaction under an advisory lock, so that
+ * several Ackpoint nodes starting together apply each migration exactly once.
+ */
+public final class PgMigrations {
+
+  record Migration(int version, String description, String sql) {
+  }
+
+  static final List<Migration> MIGRATIONS = List.of(
+      new Migration(1, "write checkpoints table", """
+          CREATE TABLE IF NOT EXISTS ackpoint_write_checkpoints (
+            id BIGSERIAL PRIMARY KEY,
+            user_id TEXT NOT NULL,
+            write_checkpoint BIGINT NOT NULL,
+            lsns JSONB NOT NULL,
+            processed_at_lsn TEXT,
+            checkpoint_requested_at TIMESTAMPTZ
+          );
+          CREATE INDEX IF NOT EXISTS ackpoint_write_checkpoints_user_id_idx
+            ON ackpoint_write_checkpoints (user_id);
+          """),
+      // The unique index replaces the plain one only where the data allows it: installs that already
+      // hold duplicate rows per user keep the plain index, and storage tolerates the duplicates.
+      // The new index is built before the old one is dropped, so there is no window without one.
+      new Migration(2, "unique index on user_id", """
+          DO $$
+          BEGIN
+            IF NOT EXISTS (SELECT 1 FROM ackpoint_write_checkpoints GROUP BY user_id HAVING count(*) > 1) THEN
+              CREATE UNIQUE INDEX IF NOT EXISTS ackpoint_write_checkpoints_user_id_key
+                ON ackpoint_write_checkpoints (user_id);
+              DROP INDEX IF EXISTS ackpoint_write_checkpoints_user_id_idx;
+            END IF;
+          END
+          $$;
+          """));
+
+  private PgMigrations() {
+  }
+
+  public static Future<Integer> migrate(Pool pool) {
+    return migrate(pool, MIGRATIONS);
+  }
+
+  static Future<Integer> migrate(Pool pool, List<Migration> migrations) {
+    return pool.withTransaction(conn -> conn
+        .query("SELECT pg_advisory_xact_lock(hashtext('ackpoint.migrations'))").execute()
+        .compose(v -> conn.query("""
+            CREATE TABLE IF NOT EXISTS ackpoint_migrations (
+              version INT PRIMARY KEY,
+              description TEXT NOT NULL,
+              applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+            )""").execute())
+        .compose(v -> conn.query("SELECT version FROM ackpoint_migrations").execute())
+        .compose(rows -> {
+          Set<Integer> applied = new HashSet<>();
+          for (Row row : rows) {
+            applied.add(row.getInteger(0));
+          }
+          Future<Integer> chain = Future.succeededFuture(0);
+          for (Migration m : migrations) {
+            if (!applied.contains(m.version())) {
+              chain = chain.compose(count -> apply(conn, m).map(count + 1));
+            }
+          }
+          return chain;
+        }));
+  }
+
+  private static Future<Void> apply(SqlConnection conn, Migration m) {
+    return conn.query(m.sql()).execute()
+        .compose(v -> conn.preparedQuery("INSERT INTO ackpoint_migrations (version, description) VALUES ($1, $2)")
+            .execute(Tuple.of(m.version(), m.description())))
+        .mapEmpty();
+  }
+}

@@ -1,0 +1,205 @@
+package io.ackpoint.http;
+
+import io.ackpoint.support.Await;
+import io.ackpoint.Ackpoint;
+import io.ackpoint.support.ApiClient;
+import io.ackpoint.support.Sql;
+import io.ackpoint.support.TestAckpoint;
+import io.ackpoint.support.TestDatabase;
+import io.ackpoint.support.TestKeys;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.Signature;
+import java.security.interfaces.RSAPublicKey;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.concurrent.TimeUnit;
+
+import static io.ackpoint.support.ApiClient.errorCode;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** SPEC section 2, authentication: each failure is a 401 with its own code, and nothing is stored. */
+@ExtendWith(VertxExtension.class)
+class AuthenticationTest {
+
+  private static Vertx vertx;
+  private static Ackpoint ackpoint;
+  private static ApiClient api;
+  private static Sql sql;
+  private static KeyPair rsa;
+
+  @BeforeAll
+  static void start() throws Exception {
+    vertx = Vertx.vertx();
+    KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
+    generator.initialize(2048);
+    rsa = generator.generateKeyPair();
+    String db = TestDatabase.freshDatabase();
+    JsonObject config = TestAckpoint.configJson(db);
+    // An RS256 key beside the HS256 one, to show that neither can stand in for the other.
+    config.getJsonObject("auth").getJsonObject("jwks").getJsonArray("keys").add(rsaJwk((RSAPublicKey) rsa.getPublic()));
+    ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
+    api = new ApiClient(vertx, config.getJsonObject("http").getInteger("port"));
+    sql = new Sql(vertx, db);
+  }
+
+  @AfterAll
+  static void stop() {
+    sql.close();
+    Await.result(ackpoint.close());
+    Await.result(vertx.close());
+  }
+
+  private static JsonObject rsaJwk(RSAPublicKey key) {
+    Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
+    return new JsonObject().put("kty", "RSA").put("kid", "rsa-key").put("alg", "RS256").put("use", "sig")
+        .put("n", b64.encodeToString(unsigned(key.getModulus().toByteArray())))
+        .put("e", b64.encodeToString(unsigned(key.getPublicExponent().toByteArray())));
+  }
+
+  private static byte[] unsigned(byte[] bytes) {
+    return bytes[0] == 0 ? java.util.Arrays.copyOfRange(bytes, 1, bytes.length) : bytes;
+  }
+
+  private static String rs256(JsonObject claims) throws Exception {
+    Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
+    String input = b64.encodeToString(new JsonObject().put("alg", "RS256").put("typ", "JWT").put("kid", "rsa-key").encode().getBytes())
+        + "." + b64.encodeToString(claims.encode().getBytes());
+    Signature signature = Signature.getInstance("SHA256withRSA");
+    signature.initSign(rsa.getPrivate());
+    signature.update(input.getBytes());
+    return input + "." + b64.encodeToString(signature.sign());
+  }
+
+  private void assertRejected(String authorization, String code) {
+    var request = api.request(HttpMethod.GET, "/write-checkpoint2.json").addQueryParam("client_id", "c1");
+    if (authorization != null) {
+      request.putHeader("Authorization", authorization);
+    }
+    HttpResponse<Buffer> response = ApiClient.send(request, null);
+    assertEquals(401, response.statusCode(), response.bodyAsString());
+    assertEquals(code, errorCode(response));
+    assertEquals(0, sql.checkpointRows());
+  }
+
+  private static long now() {
+    return Instant.now().getEpochSecond();
+  }
+
+  @Test
+  void validTokenIsAcceptedAsTokenOrBearer() {
+    String token = TestKeys.token(vertx, "auth-ok");
+    assertEquals(200, api.writeCheckpoint2(token, "c1").statusCode());
+    var bearer = api.request(HttpMethod.GET, "/write-checkpoint2.json").putHeader("Authorization", "Bearer " + token);
+    assertEquals(200, ApiClient.send(bearer, null).statusCode());
+    sql.query("DELETE FROM ackpoint_write_checkpoints");
+  }
+
+  @Test
+  void rs256TokenFromTheConfiguredRsaKeyIsAccepted() throws Exception {
+    assertEquals(200, api.writeCheckpoint2(rs256(TestKeys.claims("rsa-user")), "c1").statusCode());
+    sql.query("DELETE FROM ackpoint_write_checkpoints");
+  }
+
+  @Test
+  void missingAuthorizationIs401Missing() {
+    assertRejected(null, "ACK_AUTH_MISSING");
+    assertRejected("Basic dXNlcjpwYXNz", "ACK_AUTH_MISSING");
+  }
+
+  @Test
+  void malformedTokenIs401Malformed() {
+    assertRejected("Token not-a-jwt", "ACK_AUTH_MALFORMED");
+    assertRejected("Token a.b.c", "ACK_AUTH_MALFORMED");
+  }
+
+  @Test
+  void tokenSignedWithAnotherSecretIs401BadSignature() {
+    String forged = TestKeys.sign(vertx, TestKeys.KID, TestKeys.OTHER_SECRET, TestKeys.claims("mallory"));
+    assertRejected("Token " + forged, "ACK_AUTH_BAD_SIGNATURE");
+  }
+
+  @Test
+  void tamperedPayloadIs401BadSignature() {
+    String[] parts = TestKeys.token(vertx, "alice").split("\\.");
+    String otherPayload = TestKeys.token(vertx, "mallory").split("\\.")[1];
+    assertRejected("Token " + parts[0] + "." + otherPayload + "." + parts[2], "ACK_AUTH_BAD_SIGNATURE");
+  }
+
+  @Test
+  void expiredTokenIs401Expired() {
+    JsonObject claims = TestKeys.claims("late").put("iat", now() - 7200).put("exp", now() - 3600);
+    assertRejected("Token " + TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, claims), "ACK_AUTH_EXPIRED");
+  }
+
+  @Test
+  void tokenWithoutExpIs401Expired() {
+    JsonObject claims = TestKeys.claims("forever");
+    claims.remove("exp");
+    assertRejected("Token " + TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, claims), "ACK_AUTH_EXPIRED");
+  }
+
+  @Test
+  void notYetValidTokenIs401NotYetValid() {
+    JsonObject claims = TestKeys.claims("early").put("nbf", now() + 3600);
+    assertRejected("Token " + TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, claims), "ACK_AUTH_NOT_YET_VALID");
+  }
+
+  @Test
+  void wrongAudienceIs401WrongAudience() {
+    JsonObject claims = TestKeys.claims("elsewhere").put("aud", "another-service");
+    assertRejected("Token " + TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, claims), "ACK_AUTH_WRONG_AUDIENCE");
+    claims.put("aud", new JsonArray().add("x").add("y"));
+    assertRejected("Token " + TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, claims), "ACK_AUTH_WRONG_AUDIENCE");
+  }
+
+  @Test
+  void unknownKeyIdIs401UnknownKey() {
+    String token = TestKeys.sign(vertx, "some-other-kid", TestKeys.SECRET, TestKeys.claims("who"));
+    assertRejected("Token " + token, "ACK_AUTH_UNKNOWN_KEY");
+  }
+
+  @Test
+  void algNoneIsRejected() {
+    JsonObject header = new JsonObject().put("alg", "none").put("typ", "JWT");
+    assertRejected("Token " + TestKeys.handMade(header, TestKeys.claims("root"), null), "ACK_AUTH_UNSUPPORTED_ALGORITHM");
+    JsonObject withKid = header.copy().put("kid", TestKeys.KID);
+    assertRejected("Token " + TestKeys.handMade(withKid, TestKeys.claims("root"), null), "ACK_AUTH_UNSUPPORTED_ALGORITHM");
+  }
+
+  @Test
+  void hs256SignedWithTheRsaPublicKeyIsRejected() {
+    // Algorithm confusion: an HS256 token whose HMAC secret is the RSA public key, naming the RSA key.
+    String publicKeyAsSecret = Base64.getUrlEncoder().withoutPadding().encodeToString(rsa.getPublic().getEncoded());
+    JsonObject header = new JsonObject().put("alg", "HS256").put("typ", "JWT").put("kid", "rsa-key");
+    String token = TestKeys.handMade(header, TestKeys.claims("confused"), publicKeyAsSecret);
+    assertRejected("Token " + token, "ACK_AUTH_BAD_SIGNATURE");
+  }
+
+  @Test
+  void emptyOrMissingSubjectIs401InvalidSubject() {
+    JsonObject claims = TestKeys.claims("");
+    assertRejected("Token " + TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, claims), "ACK_AUTH_INVALID_SUBJECT");
+    claims.put("sub", 42);
+    assertRejected("Token " + TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, claims), "ACK_AUTH_INVALID_SUBJECT");
+  }
+
+  @Test
+  void checkpointRequestRouteIsAuthenticatedToo() {
+    HttpResponse<Buffer> response = api.checkpointRequest(null, "c1", "5");
+    assertEquals(401, response.statusCode());
+    assertEquals(0, sql.checkpointRows());
+  }
+}

@@ -1,0 +1,47 @@
+package io.ackpoint.support;
+
+import io.ackpoint.Ackpoint;
+import io.ackpoint.config.AckpointConfig;
+import io.ackpoint.config.ConfigLoader;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.util.Map;
+
+/** Configurations and running servers for tests: real HTTP on a free loopback port, a real database. */
+public final class TestAckpoint {
+
+  private TestAckpoint() {
+  }
+
+  /** The file layer of a test configuration on {@code databaseUri}; tests add their own keys. */
+  public static JsonObject configJson(String databaseUri) {
+    return new JsonObject()
+        .put("http", new JsonObject().put("host", "127.0.0.1").put("port", freePort()).put("instances", 2))
+        .put("auth", new JsonObject().put("audience", AUDIENCES).put("jwks", TestKeys.jwks()))
+        .put("source", new JsonObject().put("type", "postgresql").put("uri", databaseUri))
+        .put("storage", new JsonObject().put("type", "postgresql").put("uri", databaseUri));
+  }
+
+  private static final io.vertx.core.json.JsonArray AUDIENCES = new io.vertx.core.json.JsonArray().add(TestKeys.AUDIENCE);
+
+  public static AckpointConfig config(JsonObject json) {
+    return ConfigLoader.resolve(json, Map.of());
+  }
+
+  public static Future<Ackpoint> start(Vertx vertx, AckpointConfig config) {
+    return Ackpoint.start(vertx, config);
+  }
+
+  public static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package io.ackpoint.support;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One real PostgreSQL server for the whole test run (started on first use, with logical decoding on
+ * and durable commits), and a fresh database in it for each test that asks.
+ */
+public final class TestDatabase {
+
+  private static final AtomicInteger DATABASES = new AtomicInteger();
+  private static EmbeddedPostgres server;
+
+  private TestDatabase() {
+  }
+
+  public static synchronized EmbeddedPostgres server() {
+    if (server == null) {
+      try {
+        server = EmbeddedPostgres.builder()
+            .setDataDirectory(Files.createTempDirectory("ackpoint-test-pg"))
+            .setCleanDataDirectory(true)
+            .setServerConfig("wal_level", "logical")
+            .setServerConfig("max_wal_senders", "20")
+            .setServerConfig("max_replication_slots", "20")
+            .setServerConfig("max_connections", "300")
+            .setServerConfig("synchronous_commit", "on")
+            .start();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      EmbeddedPostgres started = server;
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        try {
+          started.close();
+        } catch (IOException ignored) {
+          // the JVM is going away
+        }
+      }));
+    }
+    return server;
+  }
+
+  /** Creates an empty database and answers its URI, for the Vert.x PG client. */
+  public static String freshDatabase() {
+    String name = "ackpoint_test_" + DATABASES.incrementAndGet();
+    try (Connection c = DriverManager.getConnection(jdbcUri("postgres"), "postgres", "");
+         Statement s = c.createStatement()) {
+      s.execute("CREATE DATABASE " + name);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+    return "postgresql://postgres@localhost:" + server().getPort() + "/" + name;
+  }
+
+  public static String jdbcUri(String database) {
+    return "jdbc:postgresql://localhost:" + server().getPort() + "/" + database;
+  }
+}
