@@ -56,7 +56,8 @@ public final class PgMigrations {
 
   static Future<Integer> migrate(Pool pool, List<Migration> migrations) {
     return pool.withTransaction(conn -> conn
-        .query("SELECT pg_advisory_xact_lock(hashtext('ackpoint.migrations'))").execute()
+        .query("SET LOCAL client_min_messages = warning").execute()
+        .compose(v -> conn.query("SELECT pg_advisory_xact_lock(hashtext('ackpoint.migrations'))").execute())
         .compose(v -> conn.query("""
             CREATE TABLE IF NOT EXISTS ackpoint_migrations (
               version INT PRIMARY KEY,

@@ -1,0 +1,62 @@
+package io.ackpoint.auth;
+
+import io.ackpoint.config.AckpointConfig;
+import io.ackpoint.config.ConfigException;
+import io.ackpoint.config.ConfigLoader;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.auth.JWTOptions;
+import io.vertx.ext.auth.jwt.JWTAuth;
+import io.vertx.ext.auth.jwt.JWTAuthOptions;
+
+import java.time.Instant;
+
+/** {@code scripts/token SUB [TTL]}: a development token signed with the configured HS256 key. */
+public final class TokenTool {
+
+  private TokenTool() {
+  }
+
+  public static void main(String[] args) {
+    if (args.length < 1 || args[0].isEmpty()) {
+      System.err.println("usage: scripts/token SUB [TTL_SECONDS]");
+      System.exit(2);
+    }
+    long ttl = args.length > 1 ? Long.parseLong(args[1]) : 3600;
+    AckpointConfig config;
+    try {
+      config = ConfigLoader.load(System.getenv());
+    } catch (ConfigException e) {
+      System.err.println("invalid configuration: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    JsonObject key = KeySet.keysOf(config.auth().jwks()).stream()
+        .filter(k -> "oct".equals(k.getString("kty")))
+        .findFirst()
+        .orElse(null);
+    if (key == null) {
+      System.err.println("the configuration has no HS256 (oct) key in auth.jwks to sign with");
+      System.exit(2);
+      return;
+    }
+    Vertx vertx = Vertx.vertx();
+    try {
+      JWTAuth auth = JWTAuth.create(vertx, new JWTAuthOptions().addJwk(key.copy().put("alg", key.getString("alg", "HS256"))));
+      long now = Instant.now().getEpochSecond();
+      JsonObject claims = new JsonObject()
+          .put("sub", args[0])
+          .put("aud", config.auth().audiences().get(0))
+          .put("iat", now)
+          .put("exp", now + ttl);
+      JsonObject header = new JsonObject();
+      if (key.getString("kid") != null) {
+        header.put("kid", key.getString("kid"));
+      }
+      System.out.println(auth.generateToken(claims, new JWTOptions()
+          .setAlgorithm(key.getString("alg", "HS256")).setHeader(header).setNoTimestamp(true)));
+    } finally {
+      vertx.close();
+    }
+  }
+}

@@ -1,0 +1,101 @@
+package io.ackpoint.config;
+
+import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ConfigLoaderTest {
+
+  private static final String KEYS = "{\"keys\":[{\"kty\":\"oct\",\"kid\":\"k\",\"k\":\"c2VjcmV0\"}]}";
+
+  private static JsonObject minimal() {
+    return new JsonObject().put("auth", new JsonObject().put("audience", "a").put("jwks", new JsonObject(KEYS)));
+  }
+
+  @Test
+  void defaultsRunOnTheEmbeddedDatabaseOnLoopback8080() {
+    AckpointConfig config = ConfigLoader.resolve(minimal(), Map.of());
+    assertEquals("127.0.0.1", config.http().host());
+    assertEquals(8080, config.http().port());
+    assertTrue(config.needsEmbeddedDatabase());
+    assertEquals(Path.of("data/"), config.embedded().dataDir());
+    assertEquals(3, config.batching().maxInFlightBatches());
+    assertEquals(List.of("a"), config.auth().audiences());
+  }
+
+  @Test
+  void environmentVariablesOverrideEveryKey() {
+    AckpointConfig config = ConfigLoader.resolve(minimal(), Map.of(
+        "ACKPOINT_HTTP_PORT", "9191",
+        "ACKPOINT_HTTP_QUEUES_CHECKPOINTING_MAX_QUEUE_DEPTH", "17",
+        "ACKPOINT_BATCHING_ENABLED", "false",
+        "ACKPOINT_AUTH_AUDIENCE", "x, y",
+        "ACKPOINT_STORAGE_TYPE", "postgresql",
+        "ACKPOINT_STORAGE_URI", "postgresql://db/ackpoint",
+        "ACKPOINT_AUTH_CLOCK_SKEW", "5s"));
+    assertEquals(9191, config.http().port());
+    assertEquals(17, config.http().checkpointing().maxQueueDepth());
+    assertFalse(config.batching().enabled());
+    assertEquals(List.of("x", "y"), config.auth().audiences());
+    assertEquals(AckpointConfig.DatabaseType.POSTGRESQL, config.storage().type());
+    assertEquals("postgresql://db/ackpoint", config.storage().uri());
+    assertEquals(Duration.ofSeconds(5), config.auth().clockSkew());
+  }
+
+  @Test
+  void anUnknownKeyStopsStartupNamingTheKey() {
+    JsonObject json = minimal().put("http", new JsonObject().put("prot", 1));
+    ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(json, Map.of()));
+    assertTrue(e.getMessage().contains("'http.prot'"), e.getMessage());
+  }
+
+  @Test
+  void anInvalidValueStopsStartupNamingTheKey() {
+    ConfigException port = assertThrows(ConfigException.class,
+        () -> ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_HTTP_PORT", "eighty")));
+    assertTrue(port.getMessage().contains("'http.port'"), port.getMessage());
+    ConfigException range = assertThrows(ConfigException.class,
+        () -> ConfigLoader.resolve(minimal().put("batching", new JsonObject().put("max_in_flight_batches", 0)), Map.of()));
+    assertTrue(range.getMessage().contains("'batching.max_in_flight_batches'"), range.getMessage());
+    ConfigException uri = assertThrows(ConfigException.class,
+        () -> ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_SOURCE_TYPE", "postgresql")));
+    assertTrue(uri.getMessage().contains("'source.uri'"), uri.getMessage());
+    ConfigException type = assertThrows(ConfigException.class,
+        () -> ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_SOURCE_TYPE", "oracle")));
+    assertTrue(type.getMessage().contains("'source.type'"), type.getMessage());
+  }
+
+  @Test
+  void keysAndAudienceAreRequired() {
+    ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(new JsonObject(), Map.of()));
+    assertTrue(e.getMessage().contains("'auth.audience'"), e.getMessage());
+  }
+
+  @Test
+  void theFileNamedByAckpointConfigIsRead(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("other.yaml");
+    Files.writeString(file, "http:\n  port: 7001\nauth:\n  audience: [z]\n  jwks: " + KEYS + "\n");
+    AckpointConfig config = ConfigLoader.load(Map.of("ACKPOINT_CONFIG", file.toString()));
+    assertEquals(7001, config.http().port());
+    ConfigException missing = assertThrows(ConfigException.class,
+        () -> ConfigLoader.load(Map.of("ACKPOINT_CONFIG", dir.resolve("nope.yaml").toString())));
+    assertTrue(missing.getMessage().contains("ACKPOINT_CONFIG"));
+  }
+
+  @Test
+  void theShippedConfigurationIsValid() {
+    AckpointConfig config = ConfigLoader.load(Map.of("ACKPOINT_CONFIG", "conf/ackpoint.yaml"));
+    assertEquals(8080, config.http().port());
+  }
+}
