@@ -1,11 +1,13 @@
 package io.ackpoint;
 
+import io.ackpoint.ack.AckVerticle;
 import io.ackpoint.batch.BatcherVerticle;
 import io.ackpoint.batch.CheckpointBatcher;
 import io.ackpoint.config.AckpointConfig;
 import io.ackpoint.http.HttpQueues;
 import io.ackpoint.http.HttpVerticle;
 import io.ackpoint.source.PgReplicationSource;
+import io.ackpoint.source.ReplicationFollowerVerticle;
 import io.ackpoint.source.ReplicationSource;
 import io.ackpoint.storage.CheckpointStorage;
 import io.ackpoint.storage.PgCheckpointStorage;
@@ -46,9 +48,28 @@ public final class Ackpoint {
     int instances = config.http().instances() > 0
         ? config.http().instances()
         : eventLoops(config);
-    return vertx.deployVerticle(batcher)
+    AckVerticle acknowledgements = new AckVerticle(
+        () -> storage(vertx, config),
+        () -> source(vertx, config),
+        config.acknowledgement());
+    return migrate(vertx, config)
+        .compose(v -> vertx.deployVerticle(batcher))
         .compose(id -> {
           deployments.add(id);
+          return vertx.deployVerticle(acknowledgements);
+        })
+        .compose(id -> {
+          deployments.add(id);
+          if (!config.replication().follower()) {
+            return Future.succeededFuture((String) null);
+          }
+          return vertx.deployVerticle(new ReplicationFollowerVerticle(
+              config.source().uri(), config.replication(), () -> source(vertx, config)));
+        })
+        .compose(id -> {
+          if (id != null) {
+            deployments.add(id);
+          }
           return vertx.deployVerticle(() -> new HttpVerticle(config, queues), new DeploymentOptions().setInstances(instances));
         })
         .map(id -> {
@@ -71,9 +92,16 @@ public final class Ackpoint {
 
   private static Future<CheckpointStorage> storage(Vertx vertx, AckpointConfig config) {
     Pool pool = PgPools.create(vertx, config.storage().uri(), config.storage().poolSize(), "ackpoint-storage");
+    return Future.succeededFuture(new PgCheckpointStorage(pool));
+  }
+
+  /** Schema migrations run once per start, before any verticle touches storage. */
+  private static Future<Void> migrate(Vertx vertx, AckpointConfig config) {
+    Pool pool = PgPools.create(vertx, config.storage().uri(), 1, "ackpoint-migrations");
     return PgMigrations.migrate(pool)
-        .map(applied -> (CheckpointStorage) new PgCheckpointStorage(pool))
-        .recover(e -> pool.close().transform(v -> Future.failedFuture(AckpointException.storageUnavailable(e))));
+        .recover(e -> Future.failedFuture(AckpointException.storageUnavailable(e)))
+        .eventually(pool::close)
+        .mapEmpty();
   }
 
   public HttpQueues queues() {

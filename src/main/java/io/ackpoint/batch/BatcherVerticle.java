@@ -1,6 +1,7 @@
 package io.ackpoint.batch;
 
 import io.ackpoint.AckpointException;
+import io.ackpoint.EventBusAddresses;
 import io.ackpoint.config.AckpointConfig.BatchingConfig;
 import io.ackpoint.source.ReplicationSource;
 import io.ackpoint.storage.CheckpointStorage;
@@ -19,9 +20,6 @@ import java.util.function.Supplier;
  */
 public final class BatcherVerticle extends VerticleBase {
 
-  public static final String CREATE_ADDRESS = "ackpoint.checkpoint.create";
-  /** Local only: answers {@code {"storage": bool, "source": bool}} for the readiness probe. */
-  public static final String HEALTH_ADDRESS = "ackpoint.health";
 
   private final Supplier<Future<ReplicationSource>> sourceFactory;
   private final Supplier<Future<CheckpointStorage>> storageFactory;
@@ -50,8 +48,8 @@ public final class BatcherVerticle extends VerticleBase {
     }).compose(s -> {
       storage = s;
       batcher = new CheckpointBatcher(context, source, storage, config.maxInFlightBatches(), config.enabled(), listener);
-      health = vertx.eventBus().localConsumer(HEALTH_ADDRESS, this::health);
-      consumer = vertx.eventBus().consumer(CREATE_ADDRESS, msg -> handle(batcher, msg));
+      health = vertx.eventBus().localConsumer(EventBusAddresses.HEALTH, this::health);
+      consumer = vertx.eventBus().consumer(EventBusAddresses.CHECKPOINT_CREATE, msg -> handle(batcher, msg));
       return consumer.completion();
     });
   }

@@ -13,7 +13,9 @@ public record AckpointConfig(
     DatabaseConfig source,
     DatabaseConfig storage,
     EmbeddedConfig embedded,
-    BatchingConfig batching) {
+    BatchingConfig batching,
+    ReplicationConfig replication,
+    AcknowledgementConfig acknowledgement) {
 
   public record HttpConfig(String host, int port, int instances, int eventLoops, int bodyLimit,
                            QueueLimits checkpointing, QueueLimits stream, QueueLimits api) {
@@ -42,21 +44,31 @@ public record AckpointConfig(
   public record EmbeddedConfig(Path dataDir, int port) {
   }
 
+  /** How replication progress is followed. */
+  public record ReplicationConfig(boolean follower, String slotName, String publication,
+                                  Duration heartbeatInterval, Duration statusInterval) {
+  }
+
+  /** Bounds of the waits on acknowledgements, and the stream keepalive. */
+  public record AcknowledgementConfig(Duration legacyTimeout, Duration maxWait, Duration keepaliveInterval) {
+  }
+
   /** {@code enabled = false} makes every request its own batch. */
   public record BatchingConfig(boolean enabled, int maxInFlightBatches) {
   }
 
   /** This configuration with the embedded database's URI filled in wherever the embedded one is used. */
   public AckpointConfig withEmbeddedUri(String uri) {
-    return new AckpointConfig(http, auth, source.withEmbeddedUri(uri), storage.withEmbeddedUri(uri), embedded, batching);
+    return new AckpointConfig(http, auth, source.withEmbeddedUri(uri), storage.withEmbeddedUri(uri), embedded, batching,
+        replication, acknowledgement);
   }
 
   public AckpointConfig withHttp(HttpConfig newHttp) {
-    return new AckpointConfig(newHttp, auth, source, storage, embedded, batching);
+    return new AckpointConfig(newHttp, auth, source, storage, embedded, batching, replication, acknowledgement);
   }
 
   public AckpointConfig withBatching(BatchingConfig newBatching) {
-    return new AckpointConfig(http, auth, source, storage, embedded, newBatching);
+    return new AckpointConfig(http, auth, source, storage, embedded, newBatching, replication, acknowledgement);
   }
 
   /** True when either side runs on the embedded PostgreSQL, which must then be started first. */

@@ -2,6 +2,7 @@ package io.ackpoint.config;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.ackpoint.config.AckpointConfig.AcknowledgementConfig;
 import io.ackpoint.config.AckpointConfig.AuthConfig;
 import io.ackpoint.config.AckpointConfig.BatchingConfig;
 import io.ackpoint.config.AckpointConfig.DatabaseConfig;
@@ -9,6 +10,7 @@ import io.ackpoint.config.AckpointConfig.DatabaseType;
 import io.ackpoint.config.AckpointConfig.EmbeddedConfig;
 import io.ackpoint.config.AckpointConfig.HttpConfig;
 import io.ackpoint.config.AckpointConfig.QueueLimits;
+import io.ackpoint.config.AckpointConfig.ReplicationConfig;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -18,6 +20,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -195,7 +198,29 @@ public final class ConfigLoader {
         database(r, "source"),
         database(r, "storage"),
         new EmbeddedConfig(Path.of(r.string("embedded.data_dir")), r.integer("embedded.port", 0, 65535)),
-        new BatchingConfig(r.bool("batching.enabled"), r.integer("batching.max_in_flight_batches", 1, 64)));
+        new BatchingConfig(r.bool("batching.enabled"), r.integer("batching.max_in_flight_batches", 1, 64)),
+        replication(r),
+        new AcknowledgementConfig(
+            r.duration("acknowledgement.legacy_timeout"),
+            r.duration("acknowledgement.max_wait"),
+            r.duration("streams.keepalive_interval")));
+  }
+
+  private static ReplicationConfig replication(ConfigReader r) {
+    Duration heartbeat = r.duration("replication.heartbeat_interval");
+    if (heartbeat.compareTo(Duration.ofSeconds(5)) < 0 || heartbeat.compareTo(Duration.ofSeconds(60)) > 0) {
+      throw new ConfigException("replication.heartbeat_interval", "must be between 5s and 60s");
+    }
+    String slot = r.string("replication.slot_name");
+    if (!slot.matches("[a-z0-9_]{1,63}")) {
+      throw new ConfigException("replication.slot_name", "must be 1-63 characters of a-z, 0-9 and _");
+    }
+    String publication = r.string("replication.publication");
+    if (!publication.matches("[a-z0-9_]{1,63}")) {
+      throw new ConfigException("replication.publication", "must be 1-63 characters of a-z, 0-9 and _");
+    }
+    return new ReplicationConfig(r.bool("replication.follower"), slot, publication, heartbeat,
+        r.duration("replication.status_interval"));
   }
 
   private static QueueLimits queue(ConfigReader r, String prefix) {

@@ -1,7 +1,8 @@
 package io.ackpoint.http;
 
 import io.ackpoint.AckpointException;
-import io.ackpoint.batch.BatcherVerticle;
+import io.ackpoint.EventBusAddresses;
+import io.ackpoint.config.AckpointConfig.AcknowledgementConfig;
 import io.ackpoint.batch.CheckpointRequestValidation;
 import io.vertx.core.Future;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -9,6 +10,8 @@ import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
+
+import java.time.Duration;
 
 /**
  * {@code GET /write-checkpoint2.json} and {@code POST /sync/checkpoint-request}: both validate, then
@@ -19,9 +22,26 @@ final class CheckpointRoutes {
   private static final DeliveryOptions DELIVERY = new DeliveryOptions().setSendTimeout(30_000);
 
   private final EventBus eventBus;
+  private final AckSubscribers subscribers;
+  private final Duration maxWait;
+  private final DeliveryOptions legacyDelivery;
 
-  CheckpointRoutes(EventBus eventBus) {
+  CheckpointRoutes(EventBus eventBus, AckSubscribers subscribers, AcknowledgementConfig config) {
     this.eventBus = eventBus;
+    this.subscribers = subscribers;
+    this.maxWait = config.maxWait();
+    this.legacyDelivery = new DeliveryOptions().setSendTimeout(config.legacyTimeout().toMillis() + 10_000);
+  }
+
+  /** {@code GET /write-checkpoint.json}: waits until replication has passed a fresh head (504 on timeout). */
+  void writeCheckpointLegacy(RoutingContext ctx) {
+    eventBus.<JsonObject>request(EventBusAddresses.HEAD_AWAIT, null, legacyDelivery).onComplete(ar -> {
+      if (ar.succeeded()) {
+        Responses.data(ctx.response(), new JsonObject().put("checkpoint", ar.result().body().getString("checkpoint")));
+      } else {
+        Responses.error(ctx.response(), AckpointException.from(ar.cause()));
+      }
+    });
   }
 
   void writeCheckpoint2(RoutingContext ctx) {
@@ -47,19 +67,75 @@ final class CheckpointRoutes {
 
   void checkpointRequest(RoutingContext ctx) {
     JsonObject command;
+    long waitMillis;
     try {
       command = checkpointRequestCommand(ctx);
+      waitMillis = waitMillis(ctx.request().getParam("wait"));
     } catch (AckpointException e) {
       Responses.error(ctx.response(), e);
       return;
     }
-    create(command).onComplete(ar -> {
+    if (waitMillis == 0) {
+      create(command).onComplete(ar -> {
+        if (ar.succeeded()) {
+          Responses.data(ctx.response(), new JsonObject().put("checkpoint_request_id", ar.result().getString("write_checkpoint")));
+        } else {
+          Responses.error(ctx.response(), AckpointException.from(ar.cause()));
+        }
+      });
+      return;
+    }
+    createAndAwait(ctx, command, waitMillis);
+  }
+
+  /**
+   * Beyond the reference: the answer comes once the checkpoint is acknowledged (or the wait is over),
+   * with {@code "acknowledged": true|false}, saving a client the stream round trip.
+   */
+  private void createAndAwait(RoutingContext ctx, JsonObject command, long waitMillis) {
+    String fullUserId = CheckpointRequestValidation.fullUserId(command.getString("user_id"), command.getString("client_id"));
+    AckWaiter waiter = new AckWaiter(System.currentTimeMillis() + waitMillis);
+    subscribers.add(fullUserId, waiter);
+    ctx.addEndHandler(v -> waiter.cancel());
+    create(command).compose(created -> {
+      long id = Long.parseLong(created.getString("write_checkpoint"));
+      Future<String> acknowledged = waiter.until(id);
+      // A retry of an already processed checkpoint produces no new acknowledgement: ask storage.
+      StreamRoutes.latest(eventBus, fullUserId).onSuccess(latest -> {
+        String acked = latest.getString("write_checkpoint");
+        if (acked != null) {
+          waiter.acknowledgedAlready(Long.parseLong(acked), latest.getString("checkpoint"));
+        }
+      });
+      return acknowledged.map(checkpoint -> {
+        JsonObject data = new JsonObject().put("checkpoint_request_id", Long.toString(id)).put("acknowledged", checkpoint != null);
+        if (checkpoint != null) {
+          data.put("checkpoint", checkpoint);
+        }
+        return data;
+      });
+    }).onComplete(ar -> {
+      subscribers.remove(fullUserId, waiter);
       if (ar.succeeded()) {
-        Responses.data(ctx.response(), new JsonObject().put("checkpoint_request_id", ar.result().getString("write_checkpoint")));
+        Responses.data(ctx.response(), ar.result());
       } else {
         Responses.error(ctx.response(), AckpointException.from(ar.cause()));
       }
     });
+  }
+
+  private long waitMillis(String wait) {
+    if (wait == null || wait.isEmpty()) {
+      return 0;
+    }
+    if (!wait.matches("\\d{1,6}")) {
+      throw AckpointException.badRequest("ACK_INVALID_WAIT", "wait must be a whole number of seconds");
+    }
+    long millis = Long.parseLong(wait) * 1000;
+    if (millis > maxWait.toMillis()) {
+      throw AckpointException.badRequest("ACK_INVALID_WAIT", "wait must be at most " + maxWait.toSeconds() + " seconds");
+    }
+    return millis;
   }
 
   private static JsonObject checkpointRequestCommand(RoutingContext ctx) {
@@ -92,6 +168,6 @@ final class CheckpointRoutes {
   }
 
   private Future<JsonObject> create(JsonObject command) {
-    return eventBus.<JsonObject>request(BatcherVerticle.CREATE_ADDRESS, command, DELIVERY).map(msg -> msg.body());
+    return eventBus.<JsonObject>request(EventBusAddresses.CHECKPOINT_CREATE, command, DELIVERY).map(msg -> msg.body());
   }
 }

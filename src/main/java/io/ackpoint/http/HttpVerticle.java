@@ -25,6 +25,7 @@ public final class HttpVerticle extends VerticleBase {
   private final AckpointConfig config;
   private final HttpQueues queues;
   private HttpServer server;
+  private AckSubscribers subscribers;
 
   public HttpVerticle(AckpointConfig config, HttpQueues queues) {
     this.config = config;
@@ -33,7 +34,8 @@ public final class HttpVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    return JwtAuthenticator.create(vertx, config.auth()).compose(authenticator -> {
+    subscribers = new AckSubscribers(vertx);
+    return subscribers.start().compose(v -> JwtAuthenticator.create(vertx, config.auth())).compose(authenticator -> {
       Router router = router(authenticator);
       server = vertx.createHttpServer(new HttpServerOptions()
           .setHost(config.http().host())
@@ -48,7 +50,9 @@ public final class HttpVerticle extends VerticleBase {
     Router router = Router.router(vertx);
     Authentication authentication = new Authentication(authenticator);
     Admission checkpointing = new Admission(queues.checkpointing());
-    CheckpointRoutes checkpoints = new CheckpointRoutes(vertx.eventBus());
+    Admission streaming = new Admission(queues.stream());
+    CheckpointRoutes checkpoints = new CheckpointRoutes(vertx.eventBus(), subscribers, config.acknowledgement());
+    StreamRoutes streams = new StreamRoutes(vertx.eventBus(), subscribers, config.acknowledgement().keepaliveInterval());
     BodyHandler body = BodyHandler.create(false).setBodyLimit(config.http().bodyLimit());
 
     router.get("/write-checkpoint2.json")
@@ -61,6 +65,21 @@ public final class HttpVerticle extends VerticleBase {
         .handler(authentication)
         .handler(checkpointing)
         .handler(checkpoints::checkpointRequest);
+
+    router.get("/write-checkpoint.json")
+        .handler(authentication)
+        .handler(checkpointing)
+        .handler(checkpoints::writeCheckpointLegacy);
+    router.post("/sync/stream")
+        .handler(body)
+        .handler(Http::requireJsonContentType)
+        .handler(authentication)
+        .handler(streaming)
+        .handler(streams::syncStream);
+    router.get("/sse/checkpoints")
+        .handler(authentication)
+        .handler(streaming)
+        .handler(streams::serverSentEvents);
 
     ProbeRoutes probes = new ProbeRoutes(vertx.eventBus());
     router.get("/probes/liveness").handler(probes::liveness);
@@ -90,7 +109,8 @@ public final class HttpVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    return server == null ? Future.succeededFuture() : server.close();
+    Future<Void> closed = server == null ? Future.succeededFuture() : server.close();
+    return closed.eventually(() -> subscribers.stop());
   }
 
   /** Small route handlers shared by the route groups. */

@@ -1,6 +1,6 @@
 package io.ackpoint.http;
 
-import io.ackpoint.batch.BatcherVerticle;
+import io.ackpoint.EventBusAddresses;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.json.JsonObject;
@@ -22,7 +22,7 @@ final class ProbeRoutes {
   }
 
   void readiness(RoutingContext ctx) {
-    eventBus.<JsonObject>request(BatcherVerticle.HEALTH_ADDRESS, null, HEALTH_DELIVERY).onComplete(ar -> {
+    eventBus.<JsonObject>request(EventBusAddresses.HEALTH, null, HEALTH_DELIVERY).onComplete(ar -> {
       JsonObject status = ar.succeeded() ? ar.result().body() : new JsonObject().put("storage", false).put("source", false);
       boolean ready = status.getBoolean("storage", false) && status.getBoolean("source", false);
       JsonObject data = status.copy().put("ready", ready);

@@ -13,6 +13,15 @@ public interface CheckpointStorage {
    */
   Future<StoredBatch> store(String head, List<CheckpointWrite> writes);
 
+  /**
+   * Marks every pending checkpoint whose head is at or before {@code position} as processed at it,
+   * in one statement, and answers those checkpoints.
+   */
+  Future<List<Reached>> markProcessed(String position);
+
+  /** The greatest acknowledged id of a full user id, or {@code null} if none is acknowledged. */
+  Future<Long> latestAcknowledged(String userId);
+
   /** Succeeds when storage answers a trivial query. */
   Future<Void> ping();
 

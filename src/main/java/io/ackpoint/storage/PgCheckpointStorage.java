@@ -65,6 +65,19 @@ public final class PgCheckpointStorage implements CheckpointStorage {
        GROUP BY user_id
       """;
 
+  // COLLATE "C": heads compare as plain bytes, which is their replication order; a linguistic
+  // collation may ignore the '/' or order digits and letters differently.
+  static final String MARK_PROCESSED = """
+      UPDATE ackpoint_write_checkpoints SET processed_at_lsn = $1
+       WHERE processed_at_lsn IS NULL AND (lsns->>'1') COLLATE "C" <= $1 COLLATE "C"
+      RETURNING user_id, write_checkpoint
+      """;
+
+  static final String LATEST_ACKNOWLEDGED = """
+      SELECT max(write_checkpoint) FROM ackpoint_write_checkpoints
+       WHERE user_id = $1 AND processed_at_lsn IS NOT NULL
+      """;
+
   /**
    * A user can be missing from the answer only when a concurrent batch created or raised its row
    * after this statement's snapshot was taken; the next attempt sees that row. Each attempt only
@@ -114,6 +127,24 @@ public final class PgCheckpointStorage implements CheckpointStorage {
       }
       return attempt(lsns, missing, answered, anyPending, attempt + 1);
     });
+  }
+
+  @Override
+  public Future<List<Reached>> markProcessed(String position) {
+    return pool.preparedQuery(MARK_PROCESSED).execute(Tuple.of(position)).<List<Reached>>map(rows -> {
+      List<Reached> reached = new ArrayList<>(rows.rowCount());
+      for (Row row : rows) {
+        reached.add(new Reached(row.getString(0), row.getLong(1)));
+      }
+      return reached;
+    }).recover(e -> Future.failedFuture(AckpointException.storageUnavailable(e)));
+  }
+
+  @Override
+  public Future<Long> latestAcknowledged(String userId) {
+    return pool.preparedQuery(LATEST_ACKNOWLEDGED).execute(Tuple.of(userId))
+        .<Long>map(rows -> rows.iterator().next().getLong(0))
+        .recover(e -> Future.failedFuture(AckpointException.storageUnavailable(e)));
   }
 
   @Override

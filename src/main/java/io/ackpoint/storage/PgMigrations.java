@@ -45,6 +45,12 @@ public final class PgMigrations {
             END IF;
           END
           $$;
+          """),
+      // The acknowledgement statement looks up pending rows by head; processed rows stay out of it.
+      new Migration(3, "index on pending heads", """
+          CREATE INDEX IF NOT EXISTS ackpoint_write_checkpoints_pending_idx
+            ON ackpoint_write_checkpoints (((lsns->>'1') COLLATE "C"))
+            WHERE processed_at_lsn IS NULL;
           """));
 
   private PgMigrations() {

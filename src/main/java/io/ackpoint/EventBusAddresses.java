@@ -1,0 +1,22 @@
+package io.ackpoint;
+
+/** Every event-bus address Ackpoint uses. The first three are the public API (SPEC section 7). */
+public final class EventBusAddresses {
+
+  /** Request-reply: {@code {"user_id","client_id"?,"checkpoint_request_id"?}} → {@code {"write_checkpoint","replication_head"}}. */
+  public static final String CHECKPOINT_CREATE = "ackpoint.checkpoint.create";
+  /** Publish: {@code {"position"}}, replication observed at that position (from the follower or another verticle). */
+  public static final String REPLICATION_PROGRESS = "ackpoint.replication.progress";
+  /** Publish: {@code {"user_id" (full),"write_checkpoint","position","checkpoint"}} once replication passed a checkpoint. */
+  public static final String CHECKPOINT_REACHED = "ackpoint.checkpoint.reached";
+
+  /** Local: {@code {"user_id" (full)}} → {@code {"write_checkpoint"?,"checkpoint"}}, the latest acknowledged id. */
+  public static final String CHECKPOINT_LATEST = "ackpoint.internal.checkpoint.latest";
+  /** Local: reads a head, forces a marker, answers {@code {"checkpoint"}} once replication passed the head. */
+  public static final String HEAD_AWAIT = "ackpoint.internal.head.await";
+  /** Local: answers {@code {"storage": bool, "source": bool}} for the readiness probe. */
+  public static final String HEALTH = "ackpoint.internal.health";
+
+  private EventBusAddresses() {
+  }
+}

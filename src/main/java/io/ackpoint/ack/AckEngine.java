@@ -1,0 +1,113 @@
+package io.ackpoint.ack;
+
+import io.ackpoint.AckpointException;
+import io.ackpoint.EventBusAddresses;
+import io.ackpoint.storage.CheckpointStorage;
+import io.ackpoint.storage.Reached;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Turns observed replication positions into acknowledgements: marks the pending checkpoints at or
+ * before the position as processed (one statement) and publishes a reached event for each. Runs on
+ * one event loop. Positions that arrive while a statement runs are coalesced: only the greatest is
+ * applied next, which acknowledges everything the smaller ones would have.
+ */
+public final class AckEngine {
+
+  private static final Logger LOG = LoggerFactory.getLogger(AckEngine.class);
+  private static final long RETRY_MS = 1_000;
+
+  private final Vertx vertx;
+  private final CheckpointStorage storage;
+  private final Checkpoints checkpoints = new Checkpoints();
+  private final TreeMap<String, List<Promise<Long>>> headWaiters = new TreeMap<>();
+  private String observed = "";
+  private String latest = "";
+  private boolean applying;
+
+  public AckEngine(Vertx vertx, CheckpointStorage storage) {
+    this.vertx = vertx;
+    this.storage = storage;
+  }
+
+  /** The checkpoint sequence number of the last applied position (0 before the first). */
+  public long checkpoint() {
+    return checkpoints.current();
+  }
+
+  public void observe(String position) {
+    if (position.compareTo(latest) <= 0) {
+      return;
+    }
+    latest = position;
+    if (!applying) {
+      apply();
+    }
+  }
+
+  private void apply() {
+    applying = true;
+    String target = latest;
+    storage.markProcessed(target).onComplete(ar -> {
+      if (ar.failed()) {
+        // Nothing was marked; the same position (or a later one) is applied again shortly.
+        LOG.warn("could not apply replication position {}: {}", target, ar.cause().getMessage());
+        vertx.setTimer(RETRY_MS, id -> apply());
+        return;
+      }
+      observed = target;
+      long checkpoint = checkpoints.next(target);
+      for (Reached r : ar.result()) {
+        vertx.eventBus().publish(EventBusAddresses.CHECKPOINT_REACHED, new JsonObject()
+            .put("user_id", r.userId())
+            .put("write_checkpoint", Long.toString(r.writeCheckpoint()))
+            .put("position", target)
+            .put("checkpoint", Long.toString(checkpoint)));
+      }
+      releaseHeadWaiters(checkpoint);
+      applying = false;
+      if (latest.compareTo(observed) > 0) {
+        apply();
+      }
+    });
+  }
+
+  /** Completes with the checkpoint sequence number once a position at or beyond {@code head} is applied. */
+  public Future<Long> awaitHead(String head, Duration timeout) {
+    if (!observed.isEmpty() && head.compareTo(observed) <= 0) {
+      return Future.succeededFuture(checkpoints.current());
+    }
+    Promise<Long> promise = Promise.promise();
+    headWaiters.computeIfAbsent(head, h -> new ArrayList<>()).add(promise);
+    long timer = vertx.setTimer(Math.max(1, timeout.toMillis()), id -> {
+      List<Promise<Long>> waiting = headWaiters.get(head);
+      if (waiting != null && waiting.remove(promise)) {
+        if (waiting.isEmpty()) {
+          headWaiters.remove(head);
+        }
+        promise.fail(new AckpointException(504, "ACK_REPLICATION_TIMEOUT",
+            "replication did not reach the checkpoint within " + timeout.toSeconds() + " s"));
+      }
+    });
+    return promise.future().onComplete(ar -> vertx.cancelTimer(timer));
+  }
+
+  private void releaseHeadWaiters(long checkpoint) {
+    Map<String, List<Promise<Long>>> passed = headWaiters.headMap(observed, true);
+    for (List<Promise<Long>> waiting : passed.values()) {
+      waiting.forEach(p -> p.tryComplete(checkpoint));
+    }
+    passed.clear();
+  }
+}

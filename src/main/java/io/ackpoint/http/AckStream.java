@@ -1,0 +1,99 @@
+package io.ackpoint.http;
+
+import io.vertx.core.http.HttpServerResponse;
+
+/**
+ * One open acknowledgement stream. Acknowledgements that arrive before the opening lines are kept
+ * (only the greatest matters) and written right after them: the stream subscribes before it reads
+ * the user's latest acknowledged id, so nothing can slip between the read and the subscription.
+ */
+final class AckStream implements AckSubscriber {
+
+  private final HttpServerResponse response;
+  private final StreamFormat format;
+  private final long expiresAtMillis;
+  private final long keepaliveMillis;
+  private final Runnable onEnd;
+  private long nextKeepaliveMillis;
+  private boolean opened;
+  private boolean ended;
+  private Long sent;
+  private Long early;
+  private String earlyCheckpoint;
+
+  AckStream(HttpServerResponse response, StreamFormat format, long expiresAtMillis, long keepaliveMillis, Runnable onEnd) {
+    this.response = response;
+    this.format = format;
+    this.expiresAtMillis = expiresAtMillis;
+    this.keepaliveMillis = keepaliveMillis;
+    this.onEnd = onEnd;
+    this.nextKeepaliveMillis = System.currentTimeMillis() + keepaliveMillis;
+  }
+
+  void open(String checkpoint, Long writeCheckpoint) {
+    if (ended) {
+      return;
+    }
+    opened = true;
+    sent = writeCheckpoint;
+    write(format.first(checkpoint, writeCheckpoint));
+    if (early != null) {
+      reached(early, earlyCheckpoint);
+      early = null;
+    }
+  }
+
+  @Override
+  public void reached(long writeCheckpoint, String checkpoint) {
+    if (ended) {
+      return;
+    }
+    if (!opened) {
+      if (early == null || writeCheckpoint > early) {
+        early = writeCheckpoint;
+        earlyCheckpoint = checkpoint;
+      }
+      return;
+    }
+    if (sent != null && sent == writeCheckpoint) {
+      return;
+    }
+    sent = writeCheckpoint;
+    write(format.acknowledged(checkpoint, writeCheckpoint));
+  }
+
+  @Override
+  public void tick(long nowMillis) {
+    if (nowMillis >= expiresAtMillis) {
+      end();
+    } else if (opened && nowMillis >= nextKeepaliveMillis) {
+      nextKeepaliveMillis = nowMillis + keepaliveMillis;
+      write(format.keepalive((expiresAtMillis - nowMillis) / 1000));
+    }
+  }
+
+  private void write(String text) {
+    if (response.closed()) {
+      end();
+      return;
+    }
+    // A client that does not read its stream is dropped rather than buffered without bound.
+    if (response.writeQueueFull()) {
+      response.reset();
+      end();
+      return;
+    }
+    response.write(text);
+  }
+
+  void end() {
+    if (ended) {
+      return;
+    }
+    ended = true;
+    onEnd.run();
+    if (!response.closed() && !response.ended()) {
+      response.end();
+    }
+  }
+}

@@ -1,0 +1,83 @@
+package io.ackpoint.http;
+
+import io.ackpoint.EventBusAddresses;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The subscribers of one HTTP event loop, by full user id. One event-bus consumer and one sweep timer
+ * serve them all, so an open stream costs a map entry and a few small objects: no timer, no consumer
+ * and no storage polling of its own. Used on its event loop only.
+ */
+final class AckSubscribers {
+
+  private static final long SWEEP_MS = 1_000;
+
+  private final Vertx vertx;
+  private final Map<String, List<AckSubscriber>> byUser = new HashMap<>();
+  private MessageConsumer<JsonObject> consumer;
+  private long sweepTimer;
+  private int size;
+
+  AckSubscribers(Vertx vertx) {
+    this.vertx = vertx;
+  }
+
+  Future<Void> start() {
+    consumer = vertx.eventBus().consumer(EventBusAddresses.CHECKPOINT_REACHED, msg -> {
+      JsonObject body = msg.body();
+      List<AckSubscriber> subscribers = byUser.get(body.getString("user_id"));
+      if (subscribers == null) {
+        return;
+      }
+      long id = Long.parseLong(body.getString("write_checkpoint"));
+      String checkpoint = body.getString("checkpoint");
+      // A copy: a subscriber may remove itself while it is told.
+      for (AckSubscriber s : List.copyOf(subscribers)) {
+        s.reached(id, checkpoint);
+      }
+    });
+    sweepTimer = vertx.setPeriodic(SWEEP_MS, id -> sweep());
+    return consumer.completion();
+  }
+
+  void add(String userId, AckSubscriber subscriber) {
+    byUser.computeIfAbsent(userId, k -> new ArrayList<>(1)).add(subscriber);
+    size++;
+  }
+
+  void remove(String userId, AckSubscriber subscriber) {
+    List<AckSubscriber> subscribers = byUser.get(userId);
+    if (subscribers != null && subscribers.remove(subscriber)) {
+      size--;
+      if (subscribers.isEmpty()) {
+        byUser.remove(userId);
+      }
+    }
+  }
+
+  int size() {
+    return size;
+  }
+
+  private void sweep() {
+    long now = System.currentTimeMillis();
+    List<AckSubscriber> all = new ArrayList<>(size);
+    byUser.values().forEach(all::addAll);
+    for (AckSubscriber s : all) {
+      s.tick(now);
+    }
+  }
+
+  Future<Void> stop() {
+    vertx.cancelTimer(sweepTimer);
+    return consumer == null ? Future.succeededFuture() : consumer.unregister();
+  }
+}

@@ -1,0 +1,91 @@
+package io.ackpoint.http;
+
+import io.ackpoint.AckpointException;
+import io.ackpoint.EventBusAddresses;
+import io.ackpoint.auth.AuthenticatedUser;
+import io.ackpoint.batch.CheckpointRequestValidation;
+import io.vertx.core.Future;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.EventBus;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+
+import java.time.Duration;
+
+/**
+ * The acknowledgement streams: {@code POST /sync/stream} (PowerSync, NDJSON) and
+ * {@code GET /sse/checkpoints} (server-sent events). A stream sees only its own full user id and
+ * ends when its token expires.
+ */
+final class StreamRoutes {
+
+  private static final DeliveryOptions LOCAL = new DeliveryOptions().setSendTimeout(10_000);
+  private static final StreamFormat POWERSYNC = new StreamFormat.PowerSync();
+  private static final StreamFormat SSE = new StreamFormat.ServerSentEvents();
+
+  private final EventBus eventBus;
+  private final AckSubscribers subscribers;
+  private final long keepaliveMillis;
+
+  StreamRoutes(EventBus eventBus, AckSubscribers subscribers, Duration keepalive) {
+    this.eventBus = eventBus;
+    this.subscribers = subscribers;
+    this.keepaliveMillis = keepalive.toMillis();
+  }
+
+  void syncStream(RoutingContext ctx) {
+    String clientId;
+    try {
+      JsonObject body = ctx.body() == null || ctx.body().isEmpty() ? new JsonObject() : CheckpointRoutes.jsonBody(ctx);
+      clientId = CheckpointRequestValidation.clientId(body.getValue("client_id"));
+    } catch (AckpointException e) {
+      Responses.error(ctx.response(), e);
+      return;
+    }
+    open(ctx, clientId, POWERSYNC);
+  }
+
+  void serverSentEvents(RoutingContext ctx) {
+    String clientId;
+    try {
+      clientId = CheckpointRequestValidation.clientId(ctx.request().getParam("client_id"));
+    } catch (AckpointException e) {
+      Responses.error(ctx.response(), e);
+      return;
+    }
+    open(ctx, clientId, SSE);
+  }
+
+  private void open(RoutingContext ctx, String clientId, StreamFormat format) {
+    AuthenticatedUser user = Authentication.user(ctx);
+    String fullUserId = CheckpointRequestValidation.fullUserId(user.userId(), clientId);
+    HttpServerResponse response = ctx.response();
+    response.setChunked(true)
+        .putHeader(HttpHeaders.CONTENT_TYPE, format.contentType())
+        .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache");
+    AckStream[] stream = new AckStream[1];
+    stream[0] = new AckStream(response, format, user.expiresAt().toEpochMilli(), keepaliveMillis,
+        () -> subscribers.remove(fullUserId, stream[0]));
+    // Subscribe first, then read: an acknowledgement between the two is kept by the stream.
+    subscribers.add(fullUserId, stream[0]);
+    ctx.addEndHandler(v -> stream[0].end());
+    latest(eventBus, fullUserId).onComplete(ar -> {
+      if (ar.succeeded()) {
+        JsonObject latest = ar.result();
+        String id = latest.getString("write_checkpoint");
+        stream[0].open(latest.getString("checkpoint"), id == null ? null : Long.parseLong(id));
+      } else {
+        subscribers.remove(fullUserId, stream[0]);
+        Responses.error(response, AckpointException.from(ar.cause()));
+      }
+    });
+  }
+
+  /** The latest acknowledged id of a full user id ({@code write_checkpoint}, absent if none) and the checkpoint sequence. */
+  static Future<JsonObject> latest(EventBus eventBus, String fullUserId) {
+    return eventBus.<JsonObject>request(EventBusAddresses.CHECKPOINT_LATEST, new JsonObject().put("user_id", fullUserId), LOCAL)
+        .map(msg -> msg.body());
+  }
+}

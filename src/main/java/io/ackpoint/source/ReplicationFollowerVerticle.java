@@ -1,0 +1,113 @@
+package io.ackpoint.source;
+
+import io.ackpoint.EventBusAddresses;
+import io.ackpoint.config.AckpointConfig.ReplicationConfig;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.WorkerExecutor;
+import io.vertx.core.json.JsonObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.SQLException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Follows the source's replication stream and publishes every position it observes on
+ * {@code ackpoint.replication.progress}. The blocking stream runs on a worker thread of its own; the
+ * heartbeat marker runs on this verticle's event loop. After every (re)connect a marker is forced,
+ * so checkpoints left pending by a crash or a dropped connection are acknowledged without waiting
+ * for other traffic.
+ */
+public final class ReplicationFollowerVerticle extends VerticleBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ReplicationFollowerVerticle.class);
+  private static final long MAX_BACKOFF_MS = 5_000;
+
+  private final String uri;
+  private final ReplicationConfig config;
+  private final Supplier<Future<ReplicationSource>> sourceFactory;
+  private ReplicationSource source;
+  private WorkerExecutor worker;
+  private volatile boolean stopped;
+  private volatile PgLogicalStream current;
+  private long heartbeatTimer;
+
+  public ReplicationFollowerVerticle(String uri, ReplicationConfig config, Supplier<Future<ReplicationSource>> sourceFactory) {
+    this.uri = uri;
+    this.config = config;
+    this.sourceFactory = sourceFactory;
+  }
+
+  @Override
+  public Future<?> start() {
+    return sourceFactory.get().map(s -> {
+      source = s;
+      heartbeatTimer = vertx.setPeriodic(config.heartbeatInterval().toMillis(), id -> heartbeat());
+      // A thread of its own, allowed to block for as long as the stream lives.
+      worker = vertx.createSharedWorkerExecutor("ackpoint-replication-" + deploymentID(), 1, 365, TimeUnit.DAYS);
+      worker.executeBlocking(() -> {
+        follow();
+        return null;
+      }, false);
+      return null;
+    });
+  }
+
+  private void heartbeat() {
+    source.forceMarker().onFailure(e -> LOG.warn("heartbeat marker failed: {}", e.getMessage()));
+  }
+
+  private void follow() {
+    long backoff = 100;
+    while (!stopped) {
+      try (PgLogicalStream stream = PgLogicalStream.open(uri, config)) {
+        current = stream;
+        backoff = 100;
+        LOG.info("following replication slot {}", config.slotName());
+        context.runOnContext(v -> heartbeat());
+        String position;
+        while (!stopped && (position = stream.next()) != null) {
+          vertx.eventBus().publish(EventBusAddresses.REPLICATION_PROGRESS, new JsonObject().put("position", position));
+          stream.confirm(position);
+        }
+      } catch (SQLException | RuntimeException e) {
+        if (!stopped) {
+          LOG.warn("replication stream lost ({}), reconnecting in {} ms", e.getMessage(), backoff);
+        }
+      } finally {
+        current = null;
+      }
+      if (!stopped) {
+        pause(backoff);
+        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+      }
+    }
+  }
+
+  /** Waits between reconnects, on the follower's own worker thread, never on an event loop. */
+  private static void pause(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public Future<?> stop() {
+    stopped = true;
+    vertx.cancelTimer(heartbeatTimer);
+    PgLogicalStream stream = current;
+    // Closing from here unblocks the worker's read; the worker then sees stopped and ends.
+    Future<Void> closed = stream == null ? Future.succeededFuture()
+        : vertx.executeBlocking(() -> {
+          stream.close();
+          return null;
+        });
+    return closed
+        .eventually(() -> worker == null ? Future.succeededFuture() : worker.close())
+        .eventually(() -> source == null ? Future.succeededFuture() : source.close());
+  }
+}
