@@ -27,6 +27,8 @@ public final class EmbeddedDatabase implements AutoCloseable {
       EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
           .setDataDirectory(dataDir)
           .setCleanDataDirectory(false)
+          // Main stops the database itself, after Ackpoint has let go of its connections.
+          .setRegisterShutdownHook(false)
           .setServerConfig("wal_level", "logical")
           .setServerConfig("max_wal_senders", "10")
           .setServerConfig("max_replication_slots", "10")

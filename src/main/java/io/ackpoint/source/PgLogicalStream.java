@@ -121,6 +121,19 @@ final class PgLogicalStream implements AutoCloseable {
     stream.setAppliedLSN(lsn);
   }
 
+  /**
+   * Drops the connection at once, from any thread, unblocking a {@link #next()} in progress. A
+   * graceful close would wait on the reading thread, and a server that is shutting down waits for
+   * the client to confirm its last WAL.
+   */
+  void abort() {
+    try {
+      connection.abort(Runnable::run);
+    } catch (SQLException ignored) {
+      // already gone
+    }
+  }
+
   @Override
   public void close() {
     try {

@@ -100,10 +100,10 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
     stopped = true;
     vertx.cancelTimer(heartbeatTimer);
     PgLogicalStream stream = current;
-    // Closing from here unblocks the worker's read; the worker then sees stopped and ends.
+    // Aborting from here unblocks the worker's read; the worker then sees stopped and ends.
     Future<Void> closed = stream == null ? Future.succeededFuture()
         : vertx.executeBlocking(() -> {
-          stream.close();
+          stream.abort();
           return null;
         });
     return closed

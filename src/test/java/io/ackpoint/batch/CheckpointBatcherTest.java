@@ -4,6 +4,7 @@ import io.ackpoint.AckpointException;
 import io.ackpoint.source.ReplicationSource;
 import io.ackpoint.storage.CheckpointStorage;
 import io.ackpoint.storage.CheckpointWrite;
+import io.ackpoint.storage.Reached;
 import io.ackpoint.storage.StoredBatch;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -59,6 +60,16 @@ class CheckpointBatcherTest {
     public Future<StoredBatch> store(String head, List<CheckpointWrite> writes) {
       order.add("store@" + head);
       return stores.call(writes);
+    }
+
+    @Override
+    public Future<List<Reached>> markProcessed(String position) {
+      throw new UnsupportedOperationException("the batcher never acknowledges");
+    }
+
+    @Override
+    public Future<Long> latestAcknowledged(String userId) {
+      throw new UnsupportedOperationException("the batcher never reads acknowledgements");
     }
 
     @Override

@@ -33,6 +33,14 @@ public final class ApiClient {
     return send(request, Buffer.buffer(body));
   }
 
+  /** {@code POST /sync/checkpoint-request?wait=S}: answers once acknowledged or after S seconds. */
+  public HttpResponse<Buffer> checkpointRequest(String token, String body, int waitSeconds) {
+    HttpRequest<Buffer> request = authorized(client.post("/sync/checkpoint-request"), token)
+        .addQueryParam("wait", Integer.toString(waitSeconds))
+        .putHeader("content-type", "application/json");
+    return send(request, Buffer.buffer(body));
+  }
+
   public HttpResponse<Buffer> checkpointRequest(String token, String clientId, Object id) {
     JsonObject body = new JsonObject().put("client_id", clientId).put("checkpoint_request_id", id);
     return checkpointRequest(token, body.encode());

@@ -24,7 +24,28 @@ public final class TestAckpoint {
         .put("http", new JsonObject().put("host", "127.0.0.1").put("port", freePort()).put("instances", 2))
         .put("auth", new JsonObject().put("audience", AUDIENCES).put("jwks", TestKeys.jwks()))
         .put("source", new JsonObject().put("type", "postgresql").put("uri", databaseUri))
-        .put("storage", new JsonObject().put("type", "postgresql").put("uri", databaseUri));
+        .put("storage", new JsonObject().put("type", "postgresql").put("uri", databaseUri))
+        .put("replication", new JsonObject().put("follower", false));
+  }
+
+  private static final java.util.concurrent.atomic.AtomicInteger SLOTS = new java.util.concurrent.atomic.AtomicInteger();
+
+  /**
+   * Turns the built-in follower on, with a slot of its own: slots are cluster-wide and the tests
+   * share one server.
+   */
+  public static JsonObject withFollower(JsonObject config) {
+    String slot = "ackpoint_test_" + SLOTS.incrementAndGet() + "_" + ProcessHandle.current().pid();
+    config.put("replication", new JsonObject().put("follower", true).put("slot_name", slot).put("heartbeat_interval", "5s"));
+    return config;
+  }
+
+  public static String slotOf(JsonObject config) {
+    return config.getJsonObject("replication").getString("slot_name");
+  }
+
+  public static int portOf(JsonObject config) {
+    return config.getJsonObject("http").getInteger("port");
   }
 
   private static final io.vertx.core.json.JsonArray AUDIENCES = new io.vertx.core.json.JsonArray().add(TestKeys.AUDIENCE);

@@ -30,8 +30,8 @@ public final class TestDatabase {
             .setDataDirectory(Files.createTempDirectory("ackpoint-test-pg"))
             .setCleanDataDirectory(true)
             .setServerConfig("wal_level", "logical")
-            .setServerConfig("max_wal_senders", "20")
-            .setServerConfig("max_replication_slots", "20")
+            .setServerConfig("max_wal_senders", "64")
+            .setServerConfig("max_replication_slots", "64")
             .setServerConfig("max_connections", "300")
             .setServerConfig("synchronous_commit", "on")
             .start();

@@ -1,0 +1,182 @@
+package io.ackpoint.ack;
+
+import io.ackpoint.Ackpoint;
+import io.ackpoint.support.ApiClient;
+import io.ackpoint.support.Await;
+import io.ackpoint.support.Sql;
+import io.ackpoint.support.StreamClient;
+import io.ackpoint.support.TestAckpoint;
+import io.ackpoint.support.TestDatabase;
+import io.ackpoint.support.TestKeys;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import static io.ackpoint.support.ApiClient.data;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** SPEC sections 4 and 5, end to end: the built-in follower on a real PostgreSQL, real HTTP streams. */
+@ExtendWith(VertxExtension.class)
+class AcknowledgementTest {
+
+  private Vertx vertx;
+  private JsonObject config;
+  private Ackpoint ackpoint;
+  private ApiClient api;
+  private Sql sql;
+  private String u1;
+
+  @BeforeEach
+  void start(Vertx vertx) {
+    this.vertx = vertx;
+    String db = TestDatabase.freshDatabase();
+    config = TestAckpoint.withFollower(TestAckpoint.configJson(db));
+    ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
+    api = new ApiClient(vertx, TestAckpoint.portOf(config));
+    sql = new Sql(vertx, db);
+    u1 = TestKeys.token(vertx, "u1");
+  }
+
+  @AfterEach
+  void stop() {
+    sql.close();
+    Await.result(ackpoint.close());
+  }
+
+  private StreamClient stream(String token, String clientId) {
+    return StreamClient.syncStream(vertx, TestAckpoint.portOf(config), token, clientId);
+  }
+
+  private static boolean acknowledges(JsonObject line, String id) {
+    JsonObject body = line.containsKey("checkpoint_diff") ? line.getJsonObject("checkpoint_diff") : line.getJsonObject("checkpoint");
+    return body != null && id.equals(body.getString("write_checkpoint"));
+  }
+
+  @Test
+  void aStreamOpensWithACheckpointThenCheckpointComplete() {
+    try (StreamClient stream = stream(u1, "c1")) {
+      assertEquals(200, stream.status());
+      assertTrue(stream.contentType().startsWith("application/x-ndjson"));
+      JsonObject first = stream.next().getJsonObject("checkpoint");
+      assertTrue(first.getString("last_op_id").matches("\\d+"), first.encode());
+      assertNull(first.getValue("write_checkpoint"), "nothing acknowledged yet");
+      assertEquals(0, first.getJsonArray("buckets").size());
+      assertEquals(first.getString("last_op_id"), stream.next().getJsonObject("checkpoint_complete").getString("last_op_id"));
+    }
+  }
+
+  @Test
+  void aRequestOnAnIdleSourceIsAcknowledgedOnAnOpenStream() {
+    try (StreamClient stream = stream(u1, "c1")) {
+      stream.next();
+      stream.next();
+      assertEquals("7", data(api.checkpointRequest(u1, "c1", "7")).getString("checkpoint_request_id"));
+      JsonObject diff = stream.nextMatching(line -> line.containsKey("checkpoint_diff")).getJsonObject("checkpoint_diff");
+      assertEquals("7", diff.getString("write_checkpoint"));
+      assertEquals(0, diff.getJsonArray("updated_buckets").size());
+      assertEquals(0, diff.getJsonArray("removed_buckets").size());
+      assertEquals(diff.getString("last_op_id"), stream.next().getJsonObject("checkpoint_complete").getString("last_op_id"));
+    }
+  }
+
+  @Test
+  void aGeneratedCheckpointIsAcknowledgedOnAnOpenStream() {
+    try (StreamClient stream = stream(u1, "c1")) {
+      stream.next();
+      stream.next();
+      assertEquals("1", data(api.writeCheckpoint2(u1, "c1")).getString("write_checkpoint"));
+      assertTrue(acknowledges(stream.nextMatching(line -> line.containsKey("checkpoint_diff")), "1"));
+    }
+  }
+
+  @Test
+  void aRequestMadeBeforeTheStreamOpensShowsInTheFirstCheckpointLine() {
+    HttpResponse<Buffer> acknowledged = api.checkpointRequest(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"7\"}", 10);
+    assertEquals(true, data(acknowledged).getBoolean("acknowledged"));
+    try (StreamClient stream = stream(u1, "c1")) {
+      assertTrue(acknowledges(stream.next(), "7"));
+      assertTrue(stream.next().containsKey("checkpoint_complete"));
+    }
+  }
+
+  @Test
+  void twoUsersNeverSeeEachOthersAcknowledgements() {
+    String u2 = TestKeys.token(vertx, "u2");
+    try (StreamClient first = stream(u1, "c1"); StreamClient second = stream(u2, "c1")) {
+      first.next();
+      first.next();
+      second.next();
+      second.next();
+      api.checkpointRequest(u2, "c1", "50");
+      assertTrue(acknowledges(second.nextMatching(line -> line.containsKey("checkpoint_diff")), "50"));
+      api.checkpointRequest(u1, "c1", "3");
+      // The next acknowledgement u1 sees is its own, not u2's 50.
+      assertTrue(acknowledges(first.nextMatching(line -> line.containsKey("checkpoint_diff")), "3"));
+    }
+  }
+
+  @Test
+  void aCheckpointRequestCanWaitForItsOwnAcknowledgement() {
+    JsonObject answer = data(api.checkpointRequest(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"4\"}", 10));
+    assertEquals("4", answer.getString("checkpoint_request_id"));
+    assertEquals(true, answer.getBoolean("acknowledged"));
+    assertTrue(answer.getString("checkpoint").matches("\\d+"));
+    // A retry of an already acknowledged id is acknowledged at once, from storage.
+    assertEquals(true, data(api.checkpointRequest(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"4\"}", 10)).getBoolean("acknowledged"));
+    assertEquals(1, sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NOT NULL"));
+  }
+
+  @Test
+  void aWaitBeyondTheLimitIs400() {
+    HttpResponse<Buffer> response = api.checkpointRequest(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"4\"}", 3600);
+    assertEquals(400, response.statusCode());
+    assertEquals(0, sql.checkpointRows());
+  }
+
+  @Test
+  void theLegacyRouteAnswersOnceReplicationPassedItsHead() {
+    HttpResponse<Buffer> response = ApiClient.send(api.request(HttpMethod.GET, "/write-checkpoint.json")
+        .putHeader("Authorization", "Token " + u1), null);
+    assertEquals(200, response.statusCode(), response.bodyAsString());
+    assertTrue(data(response).getString("checkpoint").matches("\\d+"));
+  }
+
+  @Test
+  void serverSentEventsCarryTheAcknowledgementsOfOneUser() {
+    try (StreamClient events = StreamClient.serverSentEvents(vertx, TestAckpoint.portOf(config), u1, "web")) {
+      assertTrue(events.contentType().startsWith("text/event-stream"));
+      assertEquals("event: checkpoint", events.nextLine());
+      assertFalse(new JsonObject(events.nextLine().substring("data: ".length())).containsKey("write_checkpoint"));
+      assertEquals("", events.nextLine());
+      api.checkpointRequest(u1, "web", "12");
+      assertEquals("event: checkpoint", events.nextLine());
+      assertEquals("12", new JsonObject(events.nextLine().substring("data: ".length())).getString("write_checkpoint"));
+    }
+  }
+
+  @Test
+  void theFollowerSurvivesADroppedReplicationConnection() {
+    String slot = TestAckpoint.slotOf(config);
+    // Wait until the follower holds its slot, then cut its connection from the server side.
+    try (StreamClient stream = stream(u1, "c1")) {
+      stream.next();
+      stream.next();
+      api.checkpointRequest(u1, "c1", "1");
+      assertTrue(acknowledges(stream.nextMatching(line -> line.containsKey("checkpoint_diff")), "1"));
+      assertEquals(1, sql.count("SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1 AND active", slot));
+      assertEquals(1, sql.count("SELECT count(pg_terminate_backend(active_pid)) FROM pg_replication_slots WHERE slot_name = $1", slot));
+      api.checkpointRequest(u1, "c1", "2");
+      assertTrue(acknowledges(stream.nextMatching(line -> line.containsKey("checkpoint_diff")), "2"));
+    }
+  }
+}
