@@ -1,0 +1,111 @@
+package io.ackpoint.ack;
+
+import io.ackpoint.Ackpoint;
+import io.ackpoint.EventBusAddresses;
+import io.ackpoint.source.Lsn;
+import io.ackpoint.support.ApiClient;
+import io.ackpoint.support.Await;
+import io.ackpoint.support.Sql;
+import io.ackpoint.support.StreamClient;
+import io.ackpoint.support.TestAckpoint;
+import io.ackpoint.support.TestDatabase;
+import io.ackpoint.support.TestKeys;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * With the built-in follower off, progress comes from another verticle on
+ * {@code ackpoint.replication.progress}. That also makes the markers countable: a test_decoding slot
+ * of the test's own shows every logical message Ackpoint writes.
+ */
+@ExtendWith(VertxExtension.class)
+class ExternalProgressTest {
+
+  private Vertx vertx;
+  private JsonObject config;
+  private Ackpoint ackpoint;
+  private ApiClient api;
+  private Sql sql;
+  private String token;
+  private String peekSlot;
+
+  @BeforeEach
+  void start(Vertx vertx) {
+    this.vertx = vertx;
+    String db = TestDatabase.freshDatabase();
+    config = TestAckpoint.configJson(db);
+    sql = new Sql(vertx, db);
+    peekSlot = "peek_" + db.substring(db.lastIndexOf('/') + 1);
+    sql.query("SELECT pg_create_logical_replication_slot($1, 'test_decoding')", peekSlot);
+    ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
+    api = new ApiClient(vertx, TestAckpoint.portOf(config));
+    token = TestKeys.token(vertx, "u1");
+  }
+
+  @AfterEach
+  void stop() {
+    Await.result(ackpoint.close());
+    sql.query("SELECT pg_drop_replication_slot($1)", peekSlot);
+    sql.close();
+  }
+
+  private long markers() {
+    return sql.count("SELECT count(*) FROM pg_logical_slot_peek_changes($1, NULL, NULL)"
+        + " WHERE data LIKE 'message:%prefix: ackpoint%'", peekSlot);
+  }
+
+  /** Publishes the source's current position, as an external replication follower would. */
+  private void publishCurrentPosition() {
+    String lsn = sql.query("SELECT pg_current_wal_lsn()::text").iterator().next().getString(0);
+    vertx.eventBus().publish(EventBusAddresses.REPLICATION_PROGRESS, new JsonObject().put("position", Lsn.format(lsn)));
+  }
+
+  @Test
+  void aRetryOfAPendingRequestForcesAMarkerAgainAndARetryOfAProcessedOneForcesNone() {
+    api.checkpointRequest(token, "c1", "7");
+    assertEquals(1, markers());
+    api.checkpointRequest(token, "c1", "7");
+    assertEquals(2, markers(), "equal retry of a pending request: the lost marker is forced again");
+    api.checkpointRequest(token, "c1", "5");
+    assertEquals(3, markers(), "stale retry of a pending request forces it too");
+
+    try (StreamClient stream = StreamClient.syncStream(vertx, TestAckpoint.portOf(config), token, "c1")) {
+      stream.next();
+      stream.next();
+      publishCurrentPosition();
+      assertEquals("7", stream.nextMatching(l -> l.containsKey("checkpoint_diff"))
+          .getJsonObject("checkpoint_diff").getString("write_checkpoint"));
+    }
+    api.checkpointRequest(token, "c1", "7");
+    api.checkpointRequest(token, "c1", "5");
+    assertEquals(3, markers(), "retries of a processed request force no marker");
+  }
+
+  @Test
+  void progressFromAnotherVerticleAcknowledgesOnlyCheckpointsAtOrBeforeIt() {
+    api.checkpointRequest(token, "early", "1");
+    publishCurrentPosition();
+    String before = sql.query("SELECT pg_current_wal_lsn()::text").iterator().next().getString(0);
+    api.checkpointRequest(token, "late", "1");
+    try (StreamClient early = StreamClient.syncStream(vertx, TestAckpoint.portOf(config), token, "early")) {
+      // The first line of a stream is read after the progress was applied or not; await the ack either way.
+      JsonObject line = early.nextMatching(l -> l.containsKey("checkpoint") || l.containsKey("checkpoint_diff"));
+      String acknowledged = line.containsKey("checkpoint")
+          ? line.getJsonObject("checkpoint").getString("write_checkpoint")
+          : line.getJsonObject("checkpoint_diff").getString("write_checkpoint");
+      if (acknowledged == null) {
+        acknowledged = early.nextMatching(l -> l.containsKey("checkpoint_diff")).getJsonObject("checkpoint_diff").getString("write_checkpoint");
+      }
+      assertEquals("1", acknowledged);
+    }
+    assertEquals(1, sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NULL AND user_id = 'u1/late'"),
+        "a checkpoint stored after the published position " + before + " stays pending");
+  }
+}
