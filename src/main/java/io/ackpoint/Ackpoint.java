@@ -3,7 +3,10 @@ package io.ackpoint;
 import io.ackpoint.ack.AckVerticle;
 import io.ackpoint.batch.BatcherVerticle;
 import io.ackpoint.batch.CheckpointBatcher;
+import io.ackpoint.compaction.CompactionVerticle;
 import io.ackpoint.config.AckpointConfig;
+import io.ackpoint.config.AckpointConfig.CheckpointMode;
+import io.ackpoint.config.AckpointConfig.CustomTable;
 import io.ackpoint.http.HttpQueues;
 import io.ackpoint.http.HttpVerticle;
 import io.ackpoint.source.PgReplicationSource;
@@ -20,6 +23,7 @@ import io.vertx.sqlclient.Pool;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One running Ackpoint: the verticles of a process, deployed on a given Vert.x instance. Databases
@@ -39,11 +43,13 @@ public final class Ackpoint {
 
   public static Future<Ackpoint> start(Vertx vertx, AckpointConfig config) {
     List<String> deployments = new ArrayList<>();
+    AtomicLong compactionDeletions = new AtomicLong();
     HttpQueues queues = HttpQueues.of(config.http());
     BatcherVerticle batcher = new BatcherVerticle(
         () -> source(vertx, config),
         () -> storage(vertx, config),
         config.batching(),
+        config.checkpoints().mode(),
         CheckpointBatcher.BatchListener.NONE);
     int instances = config.http().instances() > 0
         ? config.http().instances()
@@ -63,13 +69,19 @@ public final class Ackpoint {
           if (!config.replication().follower()) {
             return Future.succeededFuture((String) null);
           }
+          CustomTable custom = config.checkpoints().mode() == CheckpointMode.CUSTOM ? config.checkpoints().custom() : null;
           return vertx.deployVerticle(new ReplicationFollowerVerticle(
-              config.source().uri(), config.replication(), () -> source(vertx, config)));
+              config.source().uri(), config.replication(), custom, () -> source(vertx, config)));
         })
         .compose(id -> {
           if (id != null) {
             deployments.add(id);
           }
+          return vertx.deployVerticle(new CompactionVerticle(() -> storage(vertx, config), config.checkpoints(),
+              config.compaction(), compactionDeletions));
+        })
+        .compose(id -> {
+          deployments.add(id);
           return vertx.deployVerticle(() -> new HttpVerticle(config, queues), new DeploymentOptions().setInstances(instances));
         })
         .map(id -> {

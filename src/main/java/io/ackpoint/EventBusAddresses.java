@@ -14,6 +14,10 @@ public final class EventBusAddresses {
   public static final String CHECKPOINT_LATEST = "ackpoint.internal.checkpoint.latest";
   /** Local: reads a head, forces a marker, answers {@code {"checkpoint"}} once replication passed the head. */
   public static final String HEAD_AWAIT = "ackpoint.internal.head.await";
+  /** Local: {@code {"position", "checkpoints": [{"user_id","checkpoint","request"}]}}, custom checkpoints seen by the follower. */
+  public static final String CUSTOM_CHECKPOINTS = "ackpoint.internal.custom.checkpoints";
+  /** Local: runs one compaction, answers {@code {"deleted","batches","remaining","retention_seconds"}}. */
+  public static final String COMPACTION_RUN = "ackpoint.internal.compaction.run";
   /** Local: answers {@code {"storage": bool, "source": bool}} for the readiness probe. */
   public static final String HEALTH = "ackpoint.internal.health";
 

@@ -2,6 +2,7 @@ package io.ackpoint.ack;
 
 import io.ackpoint.AckpointException;
 import io.ackpoint.EventBusAddresses;
+import io.ackpoint.source.CustomCheckpoint;
 import io.ackpoint.storage.CheckpointStorage;
 import io.ackpoint.storage.Reached;
 import io.vertx.core.Future;
@@ -35,6 +36,7 @@ public final class AckEngine {
   private String observed = "";
   private String latest = "";
   private boolean applying;
+  private Future<Void> customStores = Future.succeededFuture();
 
   public AckEngine(Vertx vertx, CheckpointStorage storage) {
     this.vertx = vertx;
@@ -56,10 +58,22 @@ public final class AckEngine {
     }
   }
 
+  /**
+   * Custom checkpoints committed at {@code position}: stored as pending, then acknowledged by the
+   * position itself, which the follower publishes right after. Stores are chained, and every
+   * acknowledgement statement waits for the stores before it.
+   */
+  public void custom(String position, List<CustomCheckpoint> checkpoints) {
+    customStores = customStores
+        .transform(ignored -> storage.storeCustom(position, checkpoints))
+        .onFailure(e -> LOG.error("could not store {} custom checkpoints at {}", checkpoints.size(), position, e))
+        .otherwiseEmpty();
+  }
+
   private void apply() {
     applying = true;
     String target = latest;
-    storage.markProcessed(target).onComplete(ar -> {
+    customStores.transform(ignored -> storage.markProcessed(target)).onComplete(ar -> {
       if (ar.failed()) {
         // Nothing was marked; the same position (or a later one) is applied again shortly.
         LOG.warn("could not apply replication position {}: {}", target, ar.cause().getMessage());

@@ -3,6 +3,7 @@ package io.ackpoint.ack;
 import io.ackpoint.AckpointException;
 import io.ackpoint.EventBusAddresses;
 import io.ackpoint.config.AckpointConfig.AcknowledgementConfig;
+import io.ackpoint.source.CustomCheckpoints;
 import io.ackpoint.source.ReplicationSource;
 import io.ackpoint.storage.CheckpointStorage;
 import io.vertx.core.Future;
@@ -48,6 +49,8 @@ public final class AckVerticle extends VerticleBase {
       var bus = vertx.eventBus();
       consumers.add(bus.<JsonObject>consumer(EventBusAddresses.REPLICATION_PROGRESS, this::progress));
       consumers.add(bus.<JsonObject>localConsumer(EventBusAddresses.CHECKPOINT_LATEST, this::latest));
+      consumers.add(bus.<JsonObject>localConsumer(EventBusAddresses.CUSTOM_CHECKPOINTS, msg ->
+          engine.custom(msg.body().getString("position"), CustomCheckpoints.checkpoints(msg.body()))));
       consumers.add(bus.<Void>localConsumer(EventBusAddresses.HEAD_AWAIT, this::awaitHead));
       return Future.all(consumers.stream().map(MessageConsumer::completion).toList());
     });

@@ -3,6 +3,7 @@ package io.ackpoint.batch;
 import io.ackpoint.AckpointException;
 import io.ackpoint.EventBusAddresses;
 import io.ackpoint.config.AckpointConfig.BatchingConfig;
+import io.ackpoint.config.AckpointConfig.CheckpointMode;
 import io.ackpoint.source.ReplicationSource;
 import io.ackpoint.storage.CheckpointStorage;
 import io.vertx.core.Future;
@@ -24,6 +25,7 @@ public final class BatcherVerticle extends VerticleBase {
   private final Supplier<Future<ReplicationSource>> sourceFactory;
   private final Supplier<Future<CheckpointStorage>> storageFactory;
   private final BatchingConfig config;
+  private final CheckpointMode mode;
   private final CheckpointBatcher.BatchListener listener;
   private ReplicationSource source;
   private CheckpointStorage storage;
@@ -33,7 +35,8 @@ public final class BatcherVerticle extends VerticleBase {
 
   public BatcherVerticle(Supplier<Future<ReplicationSource>> sourceFactory,
                          Supplier<Future<CheckpointStorage>> storageFactory,
-                         BatchingConfig config, CheckpointBatcher.BatchListener listener) {
+                         BatchingConfig config, CheckpointMode mode, CheckpointBatcher.BatchListener listener) {
+    this.mode = mode;
     this.sourceFactory = sourceFactory;
     this.storageFactory = storageFactory;
     this.config = config;
@@ -49,9 +52,17 @@ public final class BatcherVerticle extends VerticleBase {
       storage = s;
       batcher = new CheckpointBatcher(context, source, storage, config.maxInFlightBatches(), config.enabled(), listener);
       health = vertx.eventBus().localConsumer(EventBusAddresses.HEALTH, this::health);
-      consumer = vertx.eventBus().consumer(EventBusAddresses.CHECKPOINT_CREATE, msg -> handle(batcher, msg));
+      consumer = vertx.eventBus().consumer(EventBusAddresses.CHECKPOINT_CREATE, mode == CheckpointMode.CUSTOM
+          ? BatcherVerticle::refuseInCustomMode
+          : msg -> handle(batcher, msg));
       return consumer.completion();
     });
+  }
+
+  /** In custom mode the application owns the ids: Ackpoint creates none. */
+  private static void refuseInCustomMode(Message<JsonObject> msg) {
+    msg.reply(new AckpointException(409, "ACK_CUSTOM_CHECKPOINT_MODE",
+        "checkpoints.mode is custom: checkpoint ids are written by the application into its checkpoint table").toReplyException());
   }
 
   private static void handle(CheckpointBatcher batcher, Message<JsonObject> msg) {

@@ -3,7 +3,7 @@ package io.ackpoint.batch;
 import io.ackpoint.AckpointException;
 import io.ackpoint.source.MarkerDecision;
 import io.ackpoint.source.ReplicationSource;
-import io.ackpoint.storage.CheckpointStorage;
+import io.ackpoint.storage.CheckpointWriter;
 import io.ackpoint.storage.CheckpointWrite;
 import io.ackpoint.storage.StoredBatch;
 import io.vertx.core.Context;
@@ -25,7 +25,7 @@ public final class CheckpointBatcher {
 
   private final ContextInternal context;
   private final ReplicationSource source;
-  private final CheckpointStorage storage;
+  private final CheckpointWriter storage;
   private final BatchListener listener;
   private final int maxInFlight;
   private final boolean batching;
@@ -35,7 +35,7 @@ public final class CheckpointBatcher {
   private boolean dispatchScheduled;
   private Promise<Void> drained;
 
-  public CheckpointBatcher(Context context, ReplicationSource source, CheckpointStorage storage,
+  public CheckpointBatcher(Context context, ReplicationSource source, CheckpointWriter storage,
                            int maxInFlight, boolean batching, BatchListener listener) {
     this.context = (ContextInternal) context;
     this.source = source;

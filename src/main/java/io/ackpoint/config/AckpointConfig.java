@@ -15,7 +15,10 @@ public record AckpointConfig(
     EmbeddedConfig embedded,
     BatchingConfig batching,
     ReplicationConfig replication,
-    AcknowledgementConfig acknowledgement) {
+    AcknowledgementConfig acknowledgement,
+    CheckpointsConfig checkpoints,
+    CompactionConfig compaction,
+    String adminToken) {
 
   public record HttpConfig(String host, int port, int instances, int eventLoops, int bodyLimit,
                            QueueLimits checkpointing, QueueLimits stream, QueueLimits api) {
@@ -53,6 +56,19 @@ public record AckpointConfig(
   public record AcknowledgementConfig(Duration legacyTimeout, Duration maxWait, Duration keepaliveInterval) {
   }
 
+  public enum CheckpointMode { MANAGED, CUSTOM }
+
+  /** Where custom checkpoints come from: a source table the application writes its own ids into. */
+  public record CustomTable(String table, String userColumn, String checkpointColumn, String clientColumn,
+                            String requestColumn) {
+  }
+
+  public record CheckpointsConfig(CheckpointMode mode, Duration requestRetention, CustomTable custom) {
+  }
+
+  public record CompactionConfig(Duration interval, int batchSize) {
+  }
+
   /** {@code enabled = false} makes every request its own batch. */
   public record BatchingConfig(boolean enabled, int maxInFlightBatches) {
   }
@@ -60,15 +76,17 @@ public record AckpointConfig(
   /** This configuration with the embedded database's URI filled in wherever the embedded one is used. */
   public AckpointConfig withEmbeddedUri(String uri) {
     return new AckpointConfig(http, auth, source.withEmbeddedUri(uri), storage.withEmbeddedUri(uri), embedded, batching,
-        replication, acknowledgement);
+        replication, acknowledgement, checkpoints, compaction, adminToken);
   }
 
   public AckpointConfig withHttp(HttpConfig newHttp) {
-    return new AckpointConfig(newHttp, auth, source, storage, embedded, batching, replication, acknowledgement);
+    return new AckpointConfig(newHttp, auth, source, storage, embedded, batching, replication, acknowledgement,
+        checkpoints, compaction, adminToken);
   }
 
   public AckpointConfig withBatching(BatchingConfig newBatching) {
-    return new AckpointConfig(http, auth, source, storage, embedded, newBatching, replication, acknowledgement);
+    return new AckpointConfig(http, auth, source, storage, embedded, newBatching, replication, acknowledgement,
+        checkpoints, compaction, adminToken);
   }
 
   /** True when either side runs on the embedded PostgreSQL, which must then be started first. */

@@ -5,6 +5,10 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.ackpoint.config.AckpointConfig.AcknowledgementConfig;
 import io.ackpoint.config.AckpointConfig.AuthConfig;
 import io.ackpoint.config.AckpointConfig.BatchingConfig;
+import io.ackpoint.config.AckpointConfig.CheckpointMode;
+import io.ackpoint.config.AckpointConfig.CheckpointsConfig;
+import io.ackpoint.config.AckpointConfig.CompactionConfig;
+import io.ackpoint.config.AckpointConfig.CustomTable;
 import io.ackpoint.config.AckpointConfig.DatabaseConfig;
 import io.ackpoint.config.AckpointConfig.DatabaseType;
 import io.ackpoint.config.AckpointConfig.EmbeddedConfig;
@@ -203,7 +207,67 @@ public final class ConfigLoader {
         new AcknowledgementConfig(
             r.duration("acknowledgement.legacy_timeout"),
             r.duration("acknowledgement.max_wait"),
-            r.duration("streams.keepalive_interval")));
+            r.duration("streams.keepalive_interval")),
+        checkpoints(r),
+        new CompactionConfig(positive(r, "compaction.interval"), r.integer("compaction.batch_size", 1, 100_000)),
+        r.string("admin.token"));
+  }
+
+  private static final String IDENTIFIER = "[A-Za-z_][A-Za-z0-9_]{0,62}";
+
+  private static CheckpointsConfig checkpoints(ConfigReader r) {
+    CheckpointMode mode = switch (r.string("checkpoints.mode").toLowerCase(Locale.ROOT)) {
+      case "managed" -> CheckpointMode.MANAGED;
+      case "custom" -> CheckpointMode.CUSTOM;
+      default -> throw new ConfigException("checkpoints.mode", "must be managed or custom");
+    };
+    Duration retention = positive(r, "checkpoints.request_retention");
+    Long days = optionalPositive(r, "checkpoints.checkpoint_request_retention_days");
+    Long minutes = optionalPositive(r, "checkpoints.checkpoint_request_retention_minutes");
+    if (days != null || minutes != null) {
+      retention = Duration.ofDays(days == null ? 0 : days).plusMinutes(minutes == null ? 0 : minutes);
+    }
+    CustomTable custom = new CustomTable(
+        identifier(r, "custom.table", IDENTIFIER + "(\\." + IDENTIFIER + ")?", false),
+        identifier(r, "custom.user_column", IDENTIFIER, false),
+        identifier(r, "custom.checkpoint_column", IDENTIFIER, false),
+        identifier(r, "custom.client_column", IDENTIFIER, true),
+        identifier(r, "custom.request_column", IDENTIFIER, true));
+    return new CheckpointsConfig(mode, retention, custom);
+  }
+
+  private static String identifier(ConfigReader r, String key, String pattern, boolean optional) {
+    String value = r.string(key);
+    if (value.isEmpty() && optional) {
+      return null;
+    }
+    if (!value.matches(pattern)) {
+      throw new ConfigException(key, "'" + value + "' is not a plain SQL identifier");
+    }
+    return value;
+  }
+
+  private static Duration positive(ConfigReader r, String key) {
+    Duration d = r.duration(key);
+    if (d.isZero() || d.isNegative()) {
+      throw new ConfigException(key, "must be greater than zero");
+    }
+    return d;
+  }
+
+  private static Long optionalPositive(ConfigReader r, String key) {
+    String value = r.string(key).trim();
+    if (value.isEmpty()) {
+      return null;
+    }
+    if (!value.matches("-?\\d{1,9}")) {
+      throw new ConfigException(key, "must be a whole number");
+    }
+    long n = Long.parseLong(value);
+    if (n <= 0) {
+      throw new ConfigException(key, "must be greater than zero, was " + n);
+    }
+    return n;
   }
 
   private static ReplicationConfig replication(ConfigReader r) {

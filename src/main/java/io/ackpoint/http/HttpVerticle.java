@@ -81,6 +81,12 @@ public final class HttpVerticle extends VerticleBase {
         .handler(streaming)
         .handler(streams::serverSentEvents);
 
+    AdminRoutes admin = new AdminRoutes(vertx.eventBus(), config.adminToken());
+    router.post("/admin/compact")
+        .handler(admin::authorize)
+        .handler(new Admission(queues.api()))
+        .handler(admin::compact);
+
     ProbeRoutes probes = new ProbeRoutes(vertx.eventBus());
     router.get("/probes/liveness").handler(probes::liveness);
     router.get("/probes/readiness").handler(probes::readiness);

@@ -1,5 +1,6 @@
 package io.ackpoint.source;
 
+import io.ackpoint.config.AckpointConfig.CustomTable;
 import io.ackpoint.config.AckpointConfig.ReplicationConfig;
 import io.vertx.pgclient.PgConnectOptions;
 import org.postgresql.PGConnection;
@@ -7,12 +8,14 @@ import org.postgresql.PGProperty;
 import org.postgresql.replication.LogSequenceNumber;
 import org.postgresql.replication.PGReplicationStream;
 
+import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
@@ -20,20 +23,31 @@ import java.util.concurrent.TimeUnit;
  * A logical replication stream from PostgreSQL (pgoutput, with logical messages), through PgJDBC's
  * blocking replication API. Every method blocks: use it from a worker thread only.
  *
- * <p>The publication has no tables: the stream then carries only logical messages (the markers), so
- * the checkpoint writes themselves are never decoded and shipped back.
+ * <p>In managed mode the publication has no tables: the stream then carries only logical messages
+ * (the markers), so the checkpoint writes themselves are never decoded and shipped back. In custom
+ * mode it carries the custom checkpoint table as well.
  */
 final class PgLogicalStream implements AutoCloseable {
 
-  private final Connection connection;
-  private final PGReplicationStream stream;
-
-  private PgLogicalStream(Connection connection, PGReplicationStream stream) {
-    this.connection = connection;
-    this.stream = stream;
+  /** What one message showed: a position, and the custom checkpoints committed at it (usually none). */
+  record Observed(String position, List<CustomCheckpoint> custom) {
   }
 
-  static PgLogicalStream open(String uri, ReplicationConfig config) throws SQLException {
+  private final Connection connection;
+  private final PGReplicationStream stream;
+  private final PgOutputDecoder decoder;
+
+  private PgLogicalStream(Connection connection, PGReplicationStream stream, PgOutputDecoder decoder) {
+    this.connection = connection;
+    this.stream = stream;
+    this.decoder = decoder;
+  }
+
+  /**
+   * Opens the stream; with a {@code customTable}, its rows are published and decoded too (custom
+   * checkpoint mode), else the publication stays empty.
+   */
+  static PgLogicalStream open(String uri, ReplicationConfig config, CustomTable customTable) throws SQLException {
     PgConnectOptions options = PgConnectOptions.fromUri(uri);
     String url = "jdbc:postgresql://" + options.getHost() + ":" + options.getPort() + "/" + options.getDatabase();
     Properties props = new Properties();
@@ -44,7 +58,7 @@ final class PgLogicalStream implements AutoCloseable {
     PGProperty.APPLICATION_NAME.set(props, "ackpoint-follower");
     PGProperty.TCP_KEEP_ALIVE.set(props, true);
     PGProperty.CONNECT_TIMEOUT.set(props, 10);
-    ensurePublication(url, props, config.publication());
+    ensurePublication(url, props, config.publication(), customTable);
 
     PGProperty.REPLICATION.set(props, "database");
     PGProperty.ASSUME_MIN_SERVER_VERSION.set(props, "10");
@@ -65,29 +79,57 @@ final class PgLogicalStream implements AutoCloseable {
           .withSlotOption("messages", "true")
           .withStatusInterval((int) config.statusInterval().toMillis(), TimeUnit.MILLISECONDS)
           .start();
-      return new PgLogicalStream(connection, stream);
+      return new PgLogicalStream(connection, stream, customTable == null ? null : new PgOutputDecoder(customTable));
     } catch (SQLException | RuntimeException e) {
       connection.close();
       throw e;
     }
   }
 
-  private static void ensurePublication(String url, Properties props, String publication) throws SQLException {
-    try (Connection c = DriverManager.getConnection(url, props);
-         PreparedStatement exists = c.prepareStatement("SELECT 1 FROM pg_publication WHERE pubname = ?")) {
-      exists.setString(1, publication);
-      try (ResultSet rs = exists.executeQuery()) {
-        if (rs.next()) {
-          return;
+  private static void ensurePublication(String url, Properties props, String publication, CustomTable customTable)
+      throws SQLException {
+    try (Connection c = DriverManager.getConnection(url, props)) {
+      if (!exists(c, "SELECT 1 FROM pg_publication WHERE pubname = ?", publication)) {
+        // Names are validated by the configuration (plain identifiers), so they are safe to inline.
+        // Only inserts and updates: deletes would need a replica identity on the application's table.
+        execute(c, "CREATE PUBLICATION " + publication + " WITH (publish = 'insert, update')",
+            "42710"); // 42710: created concurrently by another node
+      }
+      if (customTable != null) {
+        String table = customTable.table();
+        String schema = table.contains(".") ? table.substring(0, table.indexOf('.')) : "public";
+        String name = table.substring(table.indexOf('.') + 1);
+        try (PreparedStatement published = c.prepareStatement(
+            "SELECT 1 FROM pg_publication_tables WHERE pubname = ? AND schemaname = ? AND tablename = ?")) {
+          published.setString(1, publication);
+          published.setString(2, schema);
+          published.setString(3, name);
+          try (ResultSet rs = published.executeQuery()) {
+            if (!rs.next()) {
+              execute(c, "ALTER PUBLICATION " + publication + " SET (publish = 'insert, update')", "42710");
+              execute(c, "ALTER PUBLICATION " + publication + " ADD TABLE " + table, "42710");
+            }
+          }
         }
       }
-      try (Statement create = c.createStatement()) {
-        // The name is validated by the configuration (a-z, 0-9, _), so it is safe to inline.
-        create.execute("CREATE PUBLICATION " + publication);
-      } catch (SQLException e) {
-        if (!"42710".equals(e.getSQLState())) { // created concurrently by another node
-          throw e;
-        }
+    }
+  }
+
+  private static boolean exists(Connection c, String sql, String parameter) throws SQLException {
+    try (PreparedStatement s = c.prepareStatement(sql)) {
+      s.setString(1, parameter);
+      try (ResultSet rs = s.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
+  private static void execute(Connection c, String sql, String toleratedState) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute(sql);
+    } catch (SQLException e) {
+      if (!toleratedState.equals(e.getSQLState())) {
+        throw e;
       }
     }
   }
@@ -103,11 +145,19 @@ final class PgLogicalStream implements AutoCloseable {
    * Blocks until the next message and answers its WAL position: everything committed before that
    * position has been streamed. Answers {@code null} once the stream is closed.
    */
-  String next() throws SQLException {
-    if (stream.read() == null) {
+  Observed next() throws SQLException {
+    ByteBuffer message = stream.read();
+    if (message == null) {
       return null;
     }
-    return Lsn.format(stream.getLastReceiveLSN().asLong());
+    String received = Lsn.format(stream.getLastReceiveLSN().asLong());
+    if (decoder != null) {
+      PgOutputDecoder.Committed committed = decoder.decode(message);
+      if (committed != null) {
+        return new Observed(committed.position(), committed.checkpoints());
+      }
+    }
+    return new Observed(received, List.of());
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.ackpoint.source;
 
 import io.ackpoint.EventBusAddresses;
+import io.ackpoint.config.AckpointConfig.CustomTable;
 import io.ackpoint.config.AckpointConfig.ReplicationConfig;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -27,6 +28,7 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
 
   private final String uri;
   private final ReplicationConfig config;
+  private final CustomTable customTable;
   private final Supplier<Future<ReplicationSource>> sourceFactory;
   private ReplicationSource source;
   private WorkerExecutor worker;
@@ -34,9 +36,12 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
   private volatile PgLogicalStream current;
   private long heartbeatTimer;
 
-  public ReplicationFollowerVerticle(String uri, ReplicationConfig config, Supplier<Future<ReplicationSource>> sourceFactory) {
+  /** {@code customTable} is null in managed mode. */
+  public ReplicationFollowerVerticle(String uri, ReplicationConfig config, CustomTable customTable,
+                                     Supplier<Future<ReplicationSource>> sourceFactory) {
     this.uri = uri;
     this.config = config;
+    this.customTable = customTable;
     this.sourceFactory = sourceFactory;
   }
 
@@ -62,15 +67,19 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
   private void follow() {
     long backoff = 100;
     while (!stopped) {
-      try (PgLogicalStream stream = PgLogicalStream.open(uri, config)) {
+      try (PgLogicalStream stream = PgLogicalStream.open(uri, config, customTable)) {
         current = stream;
         backoff = 100;
         LOG.info("following replication slot {}", config.slotName());
         context.runOnContext(v -> heartbeat());
-        String position;
-        while (!stopped && (position = stream.next()) != null) {
-          vertx.eventBus().publish(EventBusAddresses.REPLICATION_PROGRESS, new JsonObject().put("position", position));
-          stream.confirm(position);
+        PgLogicalStream.Observed observed;
+        while (!stopped && (observed = stream.next()) != null) {
+          if (!observed.custom().isEmpty()) {
+            // Sent before the position, from this one thread: the engine stores them first.
+            vertx.eventBus().send(EventBusAddresses.CUSTOM_CHECKPOINTS, CustomCheckpoints.toJson(observed.position(), observed.custom()));
+          }
+          vertx.eventBus().publish(EventBusAddresses.REPLICATION_PROGRESS, new JsonObject().put("position", observed.position()));
+          stream.confirm(observed.position());
         }
       } catch (SQLException | RuntimeException e) {
         if (!stopped) {

@@ -1,17 +1,20 @@
 package io.ackpoint.storage;
 
+import io.ackpoint.source.CustomCheckpoint;
 import io.vertx.core.Future;
 
+import java.time.Instant;
 import java.util.List;
 
 /** Where write checkpoints are kept: one logical row per full user id. */
-public interface CheckpointStorage {
+public interface CheckpointStorage extends CheckpointWriter {
 
   /**
-   * Stores a batch at {@code head} in a constant number of round trips, whatever its size. Each full
-   * user id appears at most once in {@code writes}.
+   * Stores custom checkpoints seen on the replication stream at {@code position}, as pending rows
+   * at that position (the next {@link #markProcessed} acknowledges them). An id only ever grows;
+   * request rows get {@code checkpoint_requested_at}, persistent ones none.
    */
-  Future<StoredBatch> store(String head, List<CheckpointWrite> writes);
+  Future<Void> storeCustom(String position, List<CustomCheckpoint> checkpoints);
 
   /**
    * Marks every pending checkpoint whose head is at or before {@code position} as processed at it,
@@ -21,6 +24,16 @@ public interface CheckpointStorage {
 
   /** The greatest acknowledged id of a full user id, or {@code null} if none is acknowledged. */
   Future<Long> latestAcknowledged(String userId);
+
+  /**
+   * Deletes at most {@code limit} client-requested checkpoints that were last requested before
+   * {@code requestedBefore} and are already processed; answers how many went. Generated rows
+   * (never requested) and pending rows are never deleted.
+   */
+  Future<Integer> deleteExpiredRequests(Instant requestedBefore, int limit);
+
+  /** How many checkpoint rows storage holds. */
+  Future<Long> count();
 
   /** Succeeds when storage answers a trivial query. */
   Future<Void> ping();

@@ -1,14 +1,20 @@
 package io.ackpoint.storage;
 
 import io.ackpoint.AckpointException;
+import io.ackpoint.source.CustomCheckpoint;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.SqlResult;
 import io.vertx.sqlclient.Tuple;
 
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -65,6 +71,25 @@ public final class PgCheckpointStorage implements CheckpointStorage {
        GROUP BY user_id
       """;
 
+  static final String STORE_CUSTOM = """
+      WITH req AS (
+        SELECT r.user_id, r.checkpoint, r.request FROM unnest($1::text[], $2::int8[], $3::bool[]) AS r(user_id, checkpoint, request)
+      ),
+      updated AS (
+        UPDATE ackpoint_write_checkpoints c
+           SET write_checkpoint = r.checkpoint, lsns = $4::jsonb, processed_at_lsn = NULL,
+               checkpoint_requested_at = CASE WHEN r.request THEN now() END
+          FROM req r
+         WHERE c.user_id = r.user_id AND c.write_checkpoint < r.checkpoint
+        RETURNING c.user_id
+      )
+      INSERT INTO ackpoint_write_checkpoints (user_id, write_checkpoint, lsns, checkpoint_requested_at)
+      SELECT r.user_id, r.checkpoint, $4::jsonb, CASE WHEN r.request THEN now() END
+        FROM req r
+       WHERE NOT EXISTS (SELECT 1 FROM ackpoint_write_checkpoints c WHERE c.user_id = r.user_id)
+      ON CONFLICT DO NOTHING
+      """;
+
   // COLLATE "C": heads compare as plain bytes, which is their replication order; a linguistic
   // collation may ignore the '/' or order digits and letters differently.
   static final String MARK_PROCESSED = """
@@ -76,6 +101,19 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   static final String LATEST_ACKNOWLEDGED = """
       SELECT max(write_checkpoint) FROM ackpoint_write_checkpoints
        WHERE user_id = $1 AND processed_at_lsn IS NOT NULL
+      """;
+
+  // SKIP LOCKED leaves rows that a batch is writing right now to the next round; FOR UPDATE re-checks
+  // the conditions on the newest row version, so a row raised (pending again) meanwhile is spared.
+  static final String DELETE_EXPIRED = """
+      WITH doomed AS (
+        SELECT id FROM ackpoint_write_checkpoints
+         WHERE checkpoint_requested_at < $1 AND processed_at_lsn IS NOT NULL
+         ORDER BY checkpoint_requested_at
+         LIMIT $2
+           FOR UPDATE SKIP LOCKED
+      )
+      DELETE FROM ackpoint_write_checkpoints c USING doomed WHERE c.id = doomed.id
       """;
 
   /**
@@ -130,6 +168,28 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   }
 
   @Override
+  public Future<Void> storeCustom(String position, List<CustomCheckpoint> checkpoints) {
+    // One row per user: the greatest id of the transaction wins, with its request flag.
+    Map<String, CustomCheckpoint> latest = new LinkedHashMap<>();
+    for (CustomCheckpoint c : checkpoints) {
+      latest.merge(c.userId(), c, (a, b) -> b.checkpoint() > a.checkpoint() ? b : a);
+    }
+    int n = latest.size();
+    String[] users = new String[n];
+    Long[] ids = new Long[n];
+    Boolean[] requests = new Boolean[n];
+    int i = 0;
+    for (CustomCheckpoint c : latest.values()) {
+      users[i] = c.userId();
+      ids[i] = c.checkpoint();
+      requests[i++] = c.request();
+    }
+    return pool.preparedQuery(STORE_CUSTOM).execute(Tuple.of(users, ids, requests, new JsonObject().put("1", position)))
+        .<Void>mapEmpty()
+        .recover(e -> Future.failedFuture(AckpointException.storageUnavailable(e)));
+  }
+
+  @Override
   public Future<List<Reached>> markProcessed(String position) {
     return pool.preparedQuery(MARK_PROCESSED).execute(Tuple.of(position)).<List<Reached>>map(rows -> {
       List<Reached> reached = new ArrayList<>(rows.rowCount());
@@ -143,6 +203,21 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   @Override
   public Future<Long> latestAcknowledged(String userId) {
     return pool.preparedQuery(LATEST_ACKNOWLEDGED).execute(Tuple.of(userId))
+        .<Long>map(rows -> rows.iterator().next().getLong(0))
+        .recover(e -> Future.failedFuture(AckpointException.storageUnavailable(e)));
+  }
+
+  @Override
+  public Future<Integer> deleteExpiredRequests(Instant requestedBefore, int limit) {
+    return pool.preparedQuery(DELETE_EXPIRED)
+        .execute(Tuple.of(OffsetDateTime.ofInstant(requestedBefore, ZoneOffset.UTC), limit))
+        .<Integer>map(SqlResult::rowCount)
+        .recover(e -> Future.failedFuture(AckpointException.storageUnavailable(e)));
+  }
+
+  @Override
+  public Future<Long> count() {
+    return pool.preparedQuery("SELECT count(*) FROM ackpoint_write_checkpoints").execute()
         .<Long>map(rows -> rows.iterator().next().getLong(0))
         .recover(e -> Future.failedFuture(AckpointException.storageUnavailable(e)));
   }

@@ -51,6 +51,12 @@ public final class PgMigrations {
           CREATE INDEX IF NOT EXISTS ackpoint_write_checkpoints_pending_idx
             ON ackpoint_write_checkpoints (((lsns->>'1') COLLATE "C"))
             WHERE processed_at_lsn IS NULL;
+          """),
+      // Compaction looks up processed, client-requested rows by age; generated rows stay out of it.
+      new Migration(4, "index on compactable rows", """
+          CREATE INDEX IF NOT EXISTS ackpoint_write_checkpoints_requested_idx
+            ON ackpoint_write_checkpoints (checkpoint_requested_at)
+            WHERE checkpoint_requested_at IS NOT NULL AND processed_at_lsn IS NOT NULL;
           """));
 
   private PgMigrations() {

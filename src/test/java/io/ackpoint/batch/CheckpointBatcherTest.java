@@ -2,9 +2,8 @@ package io.ackpoint.batch;
 
 import io.ackpoint.AckpointException;
 import io.ackpoint.source.ReplicationSource;
-import io.ackpoint.storage.CheckpointStorage;
 import io.ackpoint.storage.CheckpointWrite;
-import io.ackpoint.storage.Reached;
+import io.ackpoint.storage.CheckpointWriter;
 import io.ackpoint.storage.StoredBatch;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -55,32 +54,9 @@ class CheckpointBatcherTest {
     }
   };
 
-  private final CheckpointStorage storage = new CheckpointStorage() {
-    @Override
-    public Future<StoredBatch> store(String head, List<CheckpointWrite> writes) {
-      order.add("store@" + head);
-      return stores.call(writes);
-    }
-
-    @Override
-    public Future<List<Reached>> markProcessed(String position) {
-      throw new UnsupportedOperationException("the batcher never acknowledges");
-    }
-
-    @Override
-    public Future<Long> latestAcknowledged(String userId) {
-      throw new UnsupportedOperationException("the batcher never reads acknowledgements");
-    }
-
-    @Override
-    public Future<Void> ping() {
-      return Future.succeededFuture();
-    }
-
-    @Override
-    public Future<Void> close() {
-      return Future.succeededFuture();
-    }
+  private final CheckpointWriter storage = (head, writes) -> {
+    order.add("store@" + head);
+    return stores.call(writes);
   };
 
   @BeforeEach

@@ -98,4 +98,26 @@ class ConfigLoaderTest {
     AckpointConfig config = ConfigLoader.load(Map.of("ACKPOINT_CONFIG", "conf/ackpoint.yaml"));
     assertEquals(8080, config.http().port());
   }
+
+  @Test
+  void retentionIsADurationAndTheReferenceKeysAreAccepted() {
+    assertEquals(Duration.ofDays(30), ConfigLoader.resolve(minimal(), Map.of()).checkpoints().requestRetention());
+    assertEquals(Duration.ofMinutes(60), ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_CHECKPOINTS_REQUEST_RETENTION", "60m"))
+        .checkpoints().requestRetention());
+    assertEquals(Duration.ofDays(7), ConfigLoader.resolve(minimal()
+        .put("checkpoints", new JsonObject().put("checkpoint_request_retention_days", 7)), Map.of()).checkpoints().requestRetention());
+    assertEquals(Duration.ofMinutes(15), ConfigLoader.resolve(minimal(),
+        Map.of("ACKPOINT_CHECKPOINTS_CHECKPOINT_REQUEST_RETENTION_MINUTES", "15")).checkpoints().requestRetention());
+  }
+
+  @Test
+  void zeroOrNegativeRetentionStopsStartup() {
+    for (Map<String, String> env : List.of(
+        Map.of("ACKPOINT_CHECKPOINTS_REQUEST_RETENTION", "0s"),
+        Map.of("ACKPOINT_CHECKPOINTS_CHECKPOINT_REQUEST_RETENTION_DAYS", "0"),
+        Map.of("ACKPOINT_CHECKPOINTS_CHECKPOINT_REQUEST_RETENTION_MINUTES", "-5"))) {
+      ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), env));
+      assertTrue(e.getMessage().contains("retention"), e.getMessage());
+    }
+  }
 }

@@ -1,0 +1,31 @@
+package io.ackpoint.source;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** The event-bus form of custom checkpoints committed at one position. */
+public final class CustomCheckpoints {
+
+  private CustomCheckpoints() {
+  }
+
+  public static JsonObject toJson(String position, List<CustomCheckpoint> checkpoints) {
+    JsonArray rows = new JsonArray();
+    for (CustomCheckpoint c : checkpoints) {
+      rows.add(new JsonObject().put("user_id", c.userId()).put("checkpoint", Long.toString(c.checkpoint())).put("request", c.request()));
+    }
+    return new JsonObject().put("position", position).put("checkpoints", rows);
+  }
+
+  public static List<CustomCheckpoint> checkpoints(JsonObject json) {
+    List<CustomCheckpoint> out = new ArrayList<>();
+    for (Object o : json.getJsonArray("checkpoints")) {
+      JsonObject row = (JsonObject) o;
+      out.add(new CustomCheckpoint(row.getString("user_id"), Long.parseLong(row.getString("checkpoint")), row.getBoolean("request")));
+    }
+    return out;
+  }
+}

@@ -1,0 +1,159 @@
+package io.ackpoint.source;
+
+import io.ackpoint.batch.CheckpointRequestValidation;
+import io.ackpoint.config.AckpointConfig.CustomTable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads the pgoutput messages (protocol version 1) that custom checkpoint mode needs: relations,
+ * inserts and updates of the custom table, and commits. Rows of a transaction are handed over at its
+ * commit, with the commit's end position, so that a checkpoint is never acknowledged before the
+ * transaction that wrote it is visible.
+ */
+final class PgOutputDecoder {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PgOutputDecoder.class);
+
+  /** A committed transaction's custom checkpoints and the position just after its commit. */
+  record Committed(String position, List<CustomCheckpoint> checkpoints) {
+  }
+
+  private record Relation(String schema, String name, List<String> columns) {
+  }
+
+  private final CustomTable table;
+  private final Map<Integer, Relation> relations = new HashMap<>();
+  private final List<CustomCheckpoint> transaction = new ArrayList<>();
+
+  PgOutputDecoder(CustomTable table) {
+    this.table = table;
+  }
+
+  /** Answers the committed custom checkpoints when {@code message} is a commit that carried any. */
+  Committed decode(ByteBuffer message) {
+    byte type = message.get();
+    switch (type) {
+      case 'R' -> relation(message);
+      case 'B' -> transaction.clear();
+      case 'I' -> {
+        Relation relation = relations.get(message.getInt());
+        message.get(); // 'N'
+        row(relation, message);
+      }
+      case 'U' -> {
+        Relation relation = relations.get(message.getInt());
+        byte kind = message.get();
+        if (kind == 'K' || kind == 'O') {
+          tuple(message); // the old row: not needed
+          message.get(); // 'N'
+        }
+        row(relation, message);
+      }
+      case 'C' -> {
+        message.get(); // flags
+        message.getLong(); // commit position
+        long end = message.getLong();
+        if (!transaction.isEmpty()) {
+          Committed committed = new Committed(Lsn.format(end), List.copyOf(transaction));
+          transaction.clear();
+          return committed;
+        }
+      }
+      default -> {
+        // messages (markers), deletes, truncates, types, origins: nothing to collect
+      }
+    }
+    return null;
+  }
+
+  private void relation(ByteBuffer message) {
+    int id = message.getInt();
+    String schema = string(message);
+    String name = string(message);
+    message.get(); // replica identity
+    int count = message.getShort();
+    List<String> columns = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      message.get(); // flags
+      columns.add(string(message));
+      message.getInt(); // type
+      message.getInt(); // modifier
+    }
+    relations.put(id, new Relation(schema, name, columns));
+  }
+
+  private boolean isCustomTable(Relation relation) {
+    if (relation == null) {
+      return false;
+    }
+    String configured = table.table();
+    int dot = configured.indexOf('.');
+    return dot < 0
+        ? relation.name().equals(configured)
+        : relation.schema().equals(configured.substring(0, dot)) && relation.name().equals(configured.substring(dot + 1));
+  }
+
+  private void row(Relation relation, ByteBuffer message) {
+    List<String> values = tuple(message);
+    if (!isCustomTable(relation)) {
+      return;
+    }
+    Map<String, String> row = new HashMap<>();
+    for (int i = 0; i < relation.columns().size() && i < values.size(); i++) {
+      row.put(relation.columns().get(i), values.get(i));
+    }
+    String user = row.get(table.userColumn());
+    String checkpoint = row.get(table.checkpointColumn());
+    if (user == null || user.isEmpty() || checkpoint == null) {
+      LOG.warn("ignoring a custom checkpoint row without {} or {}", table.userColumn(), table.checkpointColumn());
+      return;
+    }
+    long id;
+    try {
+      id = Long.parseLong(checkpoint);
+    } catch (NumberFormatException e) {
+      LOG.warn("ignoring a custom checkpoint row whose {} is not an integer", table.checkpointColumn());
+      return;
+    }
+    String client = table.clientColumn() == null ? null : row.get(table.clientColumn());
+    boolean request = table.requestColumn() != null && "t".equals(row.get(table.requestColumn()));
+    transaction.add(new CustomCheckpoint(CheckpointRequestValidation.fullUserId(user, client), id, request));
+  }
+
+  /** Text values of a tuple; null for SQL NULL and for unchanged TOAST values. */
+  private static List<String> tuple(ByteBuffer message) {
+    int count = message.getShort();
+    List<String> values = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      byte kind = message.get();
+      if (kind == 't' || kind == 'b') {
+        byte[] bytes = new byte[message.getInt()];
+        message.get(bytes);
+        values.add(new String(bytes, StandardCharsets.UTF_8));
+      } else {
+        values.add(null);
+      }
+    }
+    return values;
+  }
+
+  private static String string(ByteBuffer message) {
+    int start = message.position();
+    while (message.get() != 0) {
+      // scan to the terminating zero
+    }
+    byte[] bytes = new byte[message.position() - start - 1];
+    message.position(start);
+    message.get(bytes);
+    message.get();
+    return new String(bytes, StandardCharsets.UTF_8);
+  }
+}

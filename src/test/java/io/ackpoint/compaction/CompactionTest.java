@@ -1,0 +1,150 @@
+package io.ackpoint.compaction;
+
+import io.ackpoint.Ackpoint;
+import io.ackpoint.EventBusAddresses;
+import io.ackpoint.source.Lsn;
+import io.ackpoint.support.ApiClient;
+import io.ackpoint.support.Await;
+import io.ackpoint.support.Sql;
+import io.ackpoint.support.TestAckpoint;
+import io.ackpoint.support.TestDatabase;
+import io.ackpoint.support.TestKeys;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import static io.ackpoint.support.ApiClient.data;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** SPEC sections 6 and 8: compaction keeps storage bounded without losing a checkpoint anyone waits for. */
+@ExtendWith(VertxExtension.class)
+class CompactionTest {
+
+  private static final String ADMIN = "admin-secret";
+
+  private Vertx vertx;
+  private Ackpoint ackpoint;
+  private ApiClient api;
+  private Sql sql;
+  private String token;
+
+  @BeforeEach
+  void start(Vertx vertx) {
+    this.vertx = vertx;
+    String db = TestDatabase.freshDatabase();
+    JsonObject config = TestAckpoint.configJson(db)
+        .put("checkpoints", new JsonObject().put("request_retention", "1h"))
+        .put("compaction", new JsonObject().put("interval", "1h").put("batch_size", 2))
+        .put("admin", new JsonObject().put("token", ADMIN));
+    ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
+    api = new ApiClient(vertx, TestAckpoint.portOf(config));
+    sql = new Sql(vertx, db);
+    token = TestKeys.token(vertx, "u");
+  }
+
+  @AfterEach
+  void stop() {
+    sql.close();
+    Await.result(ackpoint.close());
+  }
+
+  /** Every checkpoint so far is processed, as if replication had passed them. */
+  private void replicationPassesEverything() {
+    String lsn = Lsn.format(sql.query("SELECT pg_current_wal_lsn()::text").iterator().next().getString(0));
+    sql.query("UPDATE ackpoint_write_checkpoints SET processed_at_lsn = $1 WHERE processed_at_lsn IS NULL", lsn);
+  }
+
+  private void age(String user, String interval) {
+    sql.query("UPDATE ackpoint_write_checkpoints SET checkpoint_requested_at = now() - ($2::text)::interval WHERE user_id = $1", user, interval);
+  }
+
+  private HttpResponse<Buffer> compact(String adminToken) {
+    var request = api.request(HttpMethod.POST, "/admin/compact");
+    if (adminToken != null) {
+      request.putHeader("Authorization", "Bearer " + adminToken);
+    }
+    return ApiClient.send(request, null);
+  }
+
+  private boolean exists(String user) {
+    return sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE user_id = $1", user) > 0;
+  }
+
+  @Test
+  void expiredProcessedRequestsGoAndEverythingElseStays() {
+    api.checkpointRequest(token, "expired", "3");
+    api.checkpointRequest(token, "fresh", "3");
+    api.writeCheckpoint2(token, "generated");
+    replicationPassesEverything();
+    api.checkpointRequest(token, "pending", "3");
+    age("u/expired", "2 hours");
+    age("u/pending", "2 hours");
+    sql.query("UPDATE ackpoint_write_checkpoints SET checkpoint_requested_at = NULL WHERE user_id = 'u/generated'");
+
+    JsonObject report = data(compact(ADMIN));
+    assertEquals(1, report.getLong("deleted"));
+    assertEquals(3, report.getLong("remaining"));
+    assertTrue(!exists("u/expired") && exists("u/fresh") && exists("u/generated") && exists("u/pending"));
+  }
+
+  @Test
+  void generatedRowsAreNeverDeletedHoweverOld() {
+    api.writeCheckpoint2(token, "old");
+    replicationPassesEverything();
+    // A generated row carries no request time at all: nothing can make it look expired.
+    assertEquals(0, sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE checkpoint_requested_at IS NOT NULL"));
+    assertEquals(0, data(compact(ADMIN)).getLong("deleted"));
+    assertTrue(exists("u/old"));
+  }
+
+  @Test
+  void anEqualRetryRefreshesTheRetentionAndAStaleOneDoesNot() {
+    api.checkpointRequest(token, "retried", "5");
+    api.checkpointRequest(token, "stale", "5");
+    replicationPassesEverything();
+    age("u/retried", "2 hours");
+    age("u/stale", "2 hours");
+    api.checkpointRequest(token, "retried", "5");
+    api.checkpointRequest(token, "stale", "4");
+    assertEquals(1, data(compact(ADMIN)).getLong("deleted"));
+    assertTrue(exists("u/retried"));
+    assertTrue(!exists("u/stale"));
+  }
+
+  @Test
+  void deletesRunInBoundedBatches() {
+    for (int i = 0; i < 5; i++) {
+      api.checkpointRequest(token, "c" + i, "1");
+    }
+    replicationPassesEverything();
+    sql.query("UPDATE ackpoint_write_checkpoints SET checkpoint_requested_at = now() - interval '1 day'");
+    JsonObject report = data(compact(ADMIN));
+    assertEquals(5, report.getLong("deleted"));
+    assertEquals(3, report.getInteger("batches"), "batch_size 2: 2 + 2 + 1");
+    assertEquals(0, report.getLong("remaining"));
+  }
+
+  @Test
+  void theAdminRouteNeedsTheAdminToken() {
+    assertEquals(401, compact(null).statusCode());
+    assertEquals(401, compact("wrong").statusCode());
+    assertEquals(401, compact(token).statusCode(), "a user's JWT is not an admin token");
+  }
+
+  @Test
+  void compactionRunsOnTheEventBusToo() {
+    api.checkpointRequest(token, "bus", "1");
+    replicationPassesEverything();
+    age("u/bus", "3 hours");
+    JsonObject report = Await.result(vertx.eventBus().<JsonObject>request(EventBusAddresses.COMPACTION_RUN, null)).body();
+    assertEquals(1, report.getLong("deleted"));
+  }
+}

@@ -1,0 +1,94 @@
+package io.ackpoint.compaction;
+
+import io.ackpoint.Ackpoint;
+import io.ackpoint.support.ApiClient;
+import io.ackpoint.support.Await;
+import io.ackpoint.support.Sql;
+import io.ackpoint.support.StreamClient;
+import io.ackpoint.support.TestAckpoint;
+import io.ackpoint.support.TestDatabase;
+import io.ackpoint.support.TestKeys;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/** Custom checkpoint mode: the application writes its own ids into a source table. */
+@ExtendWith(VertxExtension.class)
+class CustomModeTest {
+
+  private Vertx vertx;
+  private JsonObject config;
+  private Ackpoint ackpoint;
+  private Sql sql;
+  private String token;
+
+  @BeforeEach
+  void start(Vertx vertx) {
+    this.vertx = vertx;
+    String db = TestDatabase.freshDatabase();
+    sql = new Sql(vertx, db);
+    // Updates are replicated, so the table needs a replica identity: here its primary key.
+    sql.query("CREATE TABLE checkpoints (id BIGSERIAL PRIMARY KEY, user_id TEXT NOT NULL, checkpoint BIGINT NOT NULL,"
+        + " client_id TEXT, is_request BOOLEAN)");
+    config = TestAckpoint.withFollower(TestAckpoint.configJson(db))
+        .put("checkpoints", new JsonObject().put("mode", "custom"))
+        .put("custom", new JsonObject().put("request_column", "is_request"));
+    ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
+    token = TestKeys.token(vertx, "app-user");
+  }
+
+  @AfterEach
+  void stop() {
+    Await.result(ackpoint.close());
+    sql.close();
+  }
+
+  private static String acknowledged(JsonObject line) {
+    JsonObject body = line.containsKey("checkpoint_diff") ? line.getJsonObject("checkpoint_diff") : line.getJsonObject("checkpoint");
+    return body == null ? null : body.getString("write_checkpoint");
+  }
+
+  @Test
+  void aCustomCheckpointWrittenIntoTheSourceTableIsAcknowledgedOnTheStream() {
+    try (StreamClient stream = StreamClient.syncStream(vertx, TestAckpoint.portOf(config), token, "c1")) {
+      stream.next();
+      stream.next();
+      sql.query("INSERT INTO checkpoints (user_id, checkpoint, client_id) VALUES ('app-user', 41, 'c1'), ('someone-else', 99, 'c1')");
+      assertEquals("41", acknowledged(stream.nextMatching(l -> l.containsKey("checkpoint_diff"))));
+      sql.query("UPDATE checkpoints SET checkpoint = 42 WHERE user_id = 'app-user'");
+      assertEquals("42", acknowledged(stream.nextMatching(l -> l.containsKey("checkpoint_diff"))));
+    }
+    assertNull(sql.query("SELECT checkpoint_requested_at FROM ackpoint_write_checkpoints WHERE user_id = 'app-user/c1'")
+        .iterator().next().getValue(0), "a persistent custom checkpoint is never compacted");
+  }
+
+  @Test
+  void requestFlaggedRowsAreTemporary() {
+    try (StreamClient stream = StreamClient.syncStream(vertx, TestAckpoint.portOf(config), token, "c2")) {
+      stream.next();
+      stream.next();
+      sql.query("INSERT INTO checkpoints (user_id, checkpoint, client_id, is_request) VALUES ('app-user', 7, 'c2', true)");
+      assertEquals("7", acknowledged(stream.nextMatching(l -> l.containsKey("checkpoint_diff"))));
+    }
+    assertNotNull(sql.query("SELECT checkpoint_requested_at FROM ackpoint_write_checkpoints WHERE user_id = 'app-user/c2'")
+        .iterator().next().getValue(0));
+  }
+
+  @Test
+  void theGeneratedIdRoutesRefuseWithAClearError() {
+    ApiClient api = new ApiClient(vertx, TestAckpoint.portOf(config));
+    var generated = api.writeCheckpoint2(token, "c1");
+    assertEquals(409, generated.statusCode());
+    assertEquals("ACK_CUSTOM_CHECKPOINT_MODE", ApiClient.errorCode(generated));
+    assertEquals(409, api.checkpointRequest(token, "c1", "5").statusCode());
+    assertEquals(0, sql.checkpointRows());
+  }
+}
