@@ -2,13 +2,13 @@ package io.ackpoint;
 
 import io.ackpoint.ack.AckVerticle;
 import io.ackpoint.batch.BatcherVerticle;
-import io.ackpoint.batch.CheckpointBatcher;
 import io.ackpoint.compaction.CompactionVerticle;
 import io.ackpoint.config.AckpointConfig;
 import io.ackpoint.config.AckpointConfig.CheckpointMode;
 import io.ackpoint.config.AckpointConfig.CustomTable;
 import io.ackpoint.http.HttpQueues;
 import io.ackpoint.http.HttpVerticle;
+import io.ackpoint.metrics.AckpointMetrics;
 import io.ackpoint.source.PgReplicationSource;
 import io.ackpoint.source.ReplicationFollowerVerticle;
 import io.ackpoint.source.ReplicationSource;
@@ -23,7 +23,6 @@ import io.vertx.sqlclient.Pool;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One running Ackpoint: the verticles of a process, deployed on a given Vert.x instance. Databases
@@ -34,30 +33,37 @@ public final class Ackpoint {
   private final Vertx vertx;
   private final List<String> deployments;
   private final HttpQueues queues;
+  private final AckpointMetrics metrics;
 
-  private Ackpoint(Vertx vertx, List<String> deployments, HttpQueues queues) {
+  private Ackpoint(Vertx vertx, List<String> deployments, HttpQueues queues, AckpointMetrics metrics) {
     this.vertx = vertx;
     this.deployments = deployments;
     this.queues = queues;
+    this.metrics = metrics;
+  }
+
+  public AckpointMetrics metrics() {
+    return metrics;
   }
 
   public static Future<Ackpoint> start(Vertx vertx, AckpointConfig config) {
     List<String> deployments = new ArrayList<>();
-    AtomicLong compactionDeletions = new AtomicLong();
+    AckpointMetrics metrics = new AckpointMetrics();
     HttpQueues queues = HttpQueues.of(config.http());
     BatcherVerticle batcher = new BatcherVerticle(
         () -> source(vertx, config),
         () -> storage(vertx, config),
         config.batching(),
         config.checkpoints().mode(),
-        CheckpointBatcher.BatchListener.NONE);
+        metrics);
     int instances = config.http().instances() > 0
         ? config.http().instances()
         : eventLoops(config);
     AckVerticle acknowledgements = new AckVerticle(
         () -> storage(vertx, config),
         () -> source(vertx, config),
-        config.acknowledgement());
+        config.acknowledgement(),
+        metrics);
     return migrate(vertx, config)
         .compose(v -> vertx.deployVerticle(batcher))
         .compose(id -> {
@@ -78,15 +84,15 @@ public final class Ackpoint {
             deployments.add(id);
           }
           return vertx.deployVerticle(new CompactionVerticle(() -> storage(vertx, config), config.checkpoints(),
-              config.compaction(), compactionDeletions));
+              config.compaction(), metrics.compactionDeletions()));
         })
         .compose(id -> {
           deployments.add(id);
-          return vertx.deployVerticle(() -> new HttpVerticle(config, queues), new DeploymentOptions().setInstances(instances));
+          return vertx.deployVerticle(() -> new HttpVerticle(config, queues, metrics), new DeploymentOptions().setInstances(instances));
         })
         .map(id -> {
           deployments.add(id);
-          return new Ackpoint(vertx, deployments, queues);
+          return new Ackpoint(vertx, deployments, queues, metrics);
         })
         .recover(failure -> undeploy(vertx, deployments).transform(v -> Future.failedFuture(failure)));
   }

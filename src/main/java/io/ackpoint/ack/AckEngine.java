@@ -2,6 +2,7 @@ package io.ackpoint.ack;
 
 import io.ackpoint.AckpointException;
 import io.ackpoint.EventBusAddresses;
+import io.ackpoint.metrics.AckpointMetrics;
 import io.ackpoint.source.CustomCheckpoint;
 import io.ackpoint.storage.CheckpointStorage;
 import io.ackpoint.storage.Reached;
@@ -31,6 +32,7 @@ public final class AckEngine {
 
   private final Vertx vertx;
   private final CheckpointStorage storage;
+  private final AckpointMetrics metrics;
   private final Checkpoints checkpoints = new Checkpoints();
   private final TreeMap<String, List<Promise<Long>>> headWaiters = new TreeMap<>();
   private String observed = "";
@@ -38,9 +40,10 @@ public final class AckEngine {
   private boolean applying;
   private Future<Void> customStores = Future.succeededFuture();
 
-  public AckEngine(Vertx vertx, CheckpointStorage storage) {
+  public AckEngine(Vertx vertx, CheckpointStorage storage, AckpointMetrics metrics) {
     this.vertx = vertx;
     this.storage = storage;
+    this.metrics = metrics;
   }
 
   /** The checkpoint sequence number of the last applied position (0 before the first). */
@@ -73,6 +76,7 @@ public final class AckEngine {
   private void apply() {
     applying = true;
     String target = latest;
+    long started = System.nanoTime();
     customStores.transform(ignored -> storage.markProcessed(target)).onComplete(ar -> {
       if (ar.failed()) {
         // Nothing was marked; the same position (or a later one) is applied again shortly.
@@ -81,6 +85,7 @@ public final class AckEngine {
         return;
       }
       observed = target;
+      metrics.acknowledgementApplied(Duration.ofNanos(System.nanoTime() - started), ar.result().size());
       long checkpoint = checkpoints.next(target);
       for (Reached r : ar.result()) {
         vertx.eventBus().publish(EventBusAddresses.CHECKPOINT_REACHED, new JsonObject()

@@ -3,6 +3,7 @@ package io.ackpoint.ack;
 import io.ackpoint.AckpointException;
 import io.ackpoint.EventBusAddresses;
 import io.ackpoint.config.AckpointConfig.AcknowledgementConfig;
+import io.ackpoint.metrics.AckpointMetrics;
 import io.ackpoint.source.CustomCheckpoints;
 import io.ackpoint.source.ReplicationSource;
 import io.ackpoint.storage.CheckpointStorage;
@@ -26,13 +27,15 @@ public final class AckVerticle extends VerticleBase {
   private final Supplier<Future<CheckpointStorage>> storageFactory;
   private final Supplier<Future<ReplicationSource>> sourceFactory;
   private final AcknowledgementConfig config;
+  private final AckpointMetrics metrics;
   private final List<MessageConsumer<?>> consumers = new ArrayList<>();
   private CheckpointStorage storage;
   private ReplicationSource source;
   private AckEngine engine;
 
   public AckVerticle(Supplier<Future<CheckpointStorage>> storageFactory, Supplier<Future<ReplicationSource>> sourceFactory,
-                     AcknowledgementConfig config) {
+                     AcknowledgementConfig config, AckpointMetrics metrics) {
+    this.metrics = metrics;
     this.storageFactory = storageFactory;
     this.sourceFactory = sourceFactory;
     this.config = config;
@@ -45,7 +48,7 @@ public final class AckVerticle extends VerticleBase {
       return sourceFactory.get();
     }).compose(s -> {
       source = s;
-      engine = new AckEngine(vertx, storage);
+      engine = new AckEngine(vertx, storage, metrics);
       var bus = vertx.eventBus();
       consumers.add(bus.<JsonObject>consumer(EventBusAddresses.REPLICATION_PROGRESS, this::progress));
       consumers.add(bus.<JsonObject>localConsumer(EventBusAddresses.CHECKPOINT_LATEST, this::latest));

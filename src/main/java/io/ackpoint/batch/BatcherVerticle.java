@@ -4,6 +4,8 @@ import io.ackpoint.AckpointException;
 import io.ackpoint.EventBusAddresses;
 import io.ackpoint.config.AckpointConfig.BatchingConfig;
 import io.ackpoint.config.AckpointConfig.CheckpointMode;
+import io.ackpoint.metrics.AckpointMetrics;
+import io.ackpoint.metrics.TimedReplicationSource;
 import io.ackpoint.source.ReplicationSource;
 import io.ackpoint.storage.CheckpointStorage;
 import io.vertx.core.Future;
@@ -26,7 +28,7 @@ public final class BatcherVerticle extends VerticleBase {
   private final Supplier<Future<CheckpointStorage>> storageFactory;
   private final BatchingConfig config;
   private final CheckpointMode mode;
-  private final CheckpointBatcher.BatchListener listener;
+  private final AckpointMetrics metrics;
   private ReplicationSource source;
   private CheckpointStorage storage;
   private MessageConsumer<JsonObject> consumer;
@@ -35,12 +37,12 @@ public final class BatcherVerticle extends VerticleBase {
 
   public BatcherVerticle(Supplier<Future<ReplicationSource>> sourceFactory,
                          Supplier<Future<CheckpointStorage>> storageFactory,
-                         BatchingConfig config, CheckpointMode mode, CheckpointBatcher.BatchListener listener) {
+                         BatchingConfig config, CheckpointMode mode, AckpointMetrics metrics) {
     this.mode = mode;
     this.sourceFactory = sourceFactory;
     this.storageFactory = storageFactory;
     this.config = config;
-    this.listener = listener;
+    this.metrics = metrics;
   }
 
   @Override
@@ -50,7 +52,8 @@ public final class BatcherVerticle extends VerticleBase {
       return storageFactory.get();
     }).compose(s -> {
       storage = s;
-      batcher = new CheckpointBatcher(context, source, storage, config.maxInFlightBatches(), config.enabled(), listener);
+      batcher = new CheckpointBatcher(context, new TimedReplicationSource(source, metrics), metrics.timed(storage),
+          config.maxInFlightBatches(), config.enabled(), metrics);
       health = vertx.eventBus().localConsumer(EventBusAddresses.HEALTH, this::health);
       consumer = vertx.eventBus().consumer(EventBusAddresses.CHECKPOINT_CREATE, mode == CheckpointMode.CUSTOM
           ? BatcherVerticle::refuseInCustomMode

@@ -1,5 +1,6 @@
 package io.ackpoint.http;
 
+import io.ackpoint.metrics.AckpointMetrics;
 import io.vertx.core.Handler;
 import io.vertx.ext.web.RoutingContext;
 
@@ -7,9 +8,11 @@ import io.vertx.ext.web.RoutingContext;
 final class Admission implements Handler<RoutingContext> {
 
   private final RequestQueue queue;
+  private final AckpointMetrics metrics;
 
-  Admission(RequestQueue queue) {
+  Admission(RequestQueue queue, AckpointMetrics metrics) {
     this.queue = queue;
+    this.metrics = metrics;
   }
 
   @Override
@@ -25,6 +28,7 @@ final class Admission implements Handler<RoutingContext> {
       ctx.next();
     });
     if (admission == RequestQueue.Admission.REJECTED) {
+      metrics.rejected(queue.name());
       ctx.response().putHeader("Retry-After", "1");
       Responses.error(ctx.response(), 429, "ACK_TOO_MANY_REQUESTS",
           "too many concurrent " + queue.name() + " requests, retry later");

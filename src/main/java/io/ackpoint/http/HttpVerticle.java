@@ -3,11 +3,13 @@ package io.ackpoint.http;
 import io.ackpoint.AckpointException;
 import io.ackpoint.auth.JwtAuthenticator;
 import io.ackpoint.config.AckpointConfig;
+import io.ackpoint.metrics.AckpointMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
@@ -24,12 +26,14 @@ public final class HttpVerticle extends VerticleBase {
 
   private final AckpointConfig config;
   private final HttpQueues queues;
+  private final AckpointMetrics metrics;
   private HttpServer server;
   private AckSubscribers subscribers;
 
-  public HttpVerticle(AckpointConfig config, HttpQueues queues) {
+  public HttpVerticle(AckpointConfig config, HttpQueues queues, AckpointMetrics metrics) {
     this.config = config;
     this.queues = queues;
+    this.metrics = metrics;
   }
 
   @Override
@@ -48,11 +52,13 @@ public final class HttpVerticle extends VerticleBase {
 
   private Router router(JwtAuthenticator authenticator) {
     Router router = Router.router(vertx);
+    router.route().handler(this::measure);
     Authentication authentication = new Authentication(authenticator);
-    Admission checkpointing = new Admission(queues.checkpointing());
-    Admission streaming = new Admission(queues.stream());
+    Admission checkpointing = new Admission(queues.checkpointing(), metrics);
+    Admission streaming = new Admission(queues.stream(), metrics);
     CheckpointRoutes checkpoints = new CheckpointRoutes(vertx.eventBus(), subscribers, config.acknowledgement());
-    StreamRoutes streams = new StreamRoutes(vertx.eventBus(), subscribers, config.acknowledgement().keepaliveInterval());
+    StreamRoutes streams = new StreamRoutes(vertx.eventBus(), subscribers, config.acknowledgement().keepaliveInterval(),
+        metrics.openStreams());
     BodyHandler body = BodyHandler.create(false).setBodyLimit(config.http().bodyLimit());
 
     router.get("/write-checkpoint2.json")
@@ -84,8 +90,17 @@ public final class HttpVerticle extends VerticleBase {
     AdminRoutes admin = new AdminRoutes(vertx.eventBus(), config.adminToken());
     router.post("/admin/compact")
         .handler(admin::authorize)
-        .handler(new Admission(queues.api()))
+        .handler(new Admission(queues.api(), metrics))
         .handler(admin::compact);
+
+    // An authenticated no-op: who the token says you are. Also the benchmark's reference for the
+    // cost of HTTP and JWT verification alone.
+    router.get("/whoami")
+        .handler(authentication)
+        .handler(ctx -> Responses.data(ctx.response(), new JsonObject().put("user_id", Authentication.user(ctx).userId())));
+    router.get("/metrics").handler(ctx -> ctx.response()
+        .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
+        .end(metrics.scrape()));
 
     ProbeRoutes probes = new ProbeRoutes(vertx.eventBus());
     router.get("/probes/liveness").handler(probes::liveness);
@@ -101,6 +116,17 @@ public final class HttpVerticle extends VerticleBase {
     router.errorHandler(400, ctx -> Responses.error(ctx.response(), 400, "ACK_BAD_REQUEST", "bad request"));
     router.errorHandler(500, this::internalError);
     return router;
+  }
+
+  /** Records every request by route and status; unmatched paths count as one route, so cardinality stays bounded. */
+  private void measure(RoutingContext ctx) {
+    long start = System.nanoTime();
+    ctx.addEndHandler(v -> {
+      String route = ctx.currentRoute() == null || ctx.currentRoute().getPath() == null || ctx.statusCode() == 404
+          ? "unmatched" : ctx.currentRoute().getPath();
+      metrics.request(route, ctx.response().getStatusCode(), System.nanoTime() - start);
+    });
+    ctx.next();
   }
 
   private void internalError(RoutingContext ctx) {

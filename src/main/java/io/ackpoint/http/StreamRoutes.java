@@ -13,6 +13,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The acknowledgement streams: {@code POST /sync/stream} (PowerSync, NDJSON) and
@@ -28,11 +29,13 @@ final class StreamRoutes {
   private final EventBus eventBus;
   private final AckSubscribers subscribers;
   private final long keepaliveMillis;
+  private final AtomicInteger openStreams;
 
-  StreamRoutes(EventBus eventBus, AckSubscribers subscribers, Duration keepalive) {
+  StreamRoutes(EventBus eventBus, AckSubscribers subscribers, Duration keepalive, AtomicInteger openStreams) {
     this.eventBus = eventBus;
     this.subscribers = subscribers;
     this.keepaliveMillis = keepalive.toMillis();
+    this.openStreams = openStreams;
   }
 
   void syncStream(RoutingContext ctx) {
@@ -66,8 +69,11 @@ final class StreamRoutes {
         .putHeader(HttpHeaders.CONTENT_TYPE, format.contentType())
         .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache");
     AckStream[] stream = new AckStream[1];
-    stream[0] = new AckStream(response, format, user.expiresAt().toEpochMilli(), keepaliveMillis,
-        () -> subscribers.remove(fullUserId, stream[0]));
+    openStreams.incrementAndGet();
+    stream[0] = new AckStream(response, format, user.expiresAt().toEpochMilli(), keepaliveMillis, () -> {
+      subscribers.remove(fullUserId, stream[0]);
+      openStreams.decrementAndGet();
+    });
     // Subscribe first, then read: an acknowledgement between the two is kept by the stream.
     subscribers.add(fullUserId, stream[0]);
     ctx.addEndHandler(v -> stream[0].end());
@@ -77,8 +83,8 @@ final class StreamRoutes {
         String id = latest.getString("write_checkpoint");
         stream[0].open(latest.getString("checkpoint"), id == null ? null : Long.parseLong(id));
       } else {
-        subscribers.remove(fullUserId, stream[0]);
         Responses.error(response, AckpointException.from(ar.cause()));
+        stream[0].end();
       }
     });
   }

@@ -101,7 +101,7 @@ class AcknowledgementTest {
 
   @Test
   void aRequestMadeBeforeTheStreamOpensShowsInTheFirstCheckpointLine() {
-    HttpResponse<Buffer> acknowledged = api.checkpointRequest(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"7\"}", 10);
+    HttpResponse<Buffer> acknowledged = api.checkpointRequestAwaiting(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"7\"}", 10);
     assertEquals(true, data(acknowledged).getBoolean("acknowledged"));
     try (StreamClient stream = stream(u1, "c1")) {
       assertTrue(acknowledges(stream.next(), "7"));
@@ -127,18 +127,18 @@ class AcknowledgementTest {
 
   @Test
   void aCheckpointRequestCanWaitForItsOwnAcknowledgement() {
-    JsonObject answer = data(api.checkpointRequest(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"4\"}", 10));
+    JsonObject answer = data(api.checkpointRequestAwaiting(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"4\"}", 10));
     assertEquals("4", answer.getString("checkpoint_request_id"));
     assertEquals(true, answer.getBoolean("acknowledged"));
     assertTrue(answer.getString("checkpoint").matches("\\d+"));
     // A retry of an already acknowledged id is acknowledged at once, from storage.
-    assertEquals(true, data(api.checkpointRequest(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"4\"}", 10)).getBoolean("acknowledged"));
+    assertEquals(true, data(api.checkpointRequestAwaiting(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"4\"}", 10)).getBoolean("acknowledged"));
     assertEquals(1, sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NOT NULL"));
   }
 
   @Test
   void aWaitBeyondTheLimitIs400() {
-    HttpResponse<Buffer> response = api.checkpointRequest(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"4\"}", 3600);
+    HttpResponse<Buffer> response = api.checkpointRequestAwaiting(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"4\"}", 3600);
     assertEquals(400, response.statusCode());
     assertEquals(0, sql.checkpointRows());
   }

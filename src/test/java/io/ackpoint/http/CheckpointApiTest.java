@@ -157,4 +157,21 @@ class CheckpointApiTest {
     assertEquals(200, ready.statusCode());
     assertEquals(true, data(ready).getBoolean("ready"));
   }
+
+  @Test
+  void metricsArePrometheusTextWithBatchesAndRequests() {
+    api.writeCheckpoint2(token, "c1");
+    HttpResponse<Buffer> response = ApiClient.send(api.request(HttpMethod.GET, "/metrics"), null);
+    assertEquals(200, response.statusCode());
+    String text = response.bodyAsString();
+    assertTrue(text.contains("ackpoint_batches_total{outcome=\"ok\"} 1.0"), text);
+    assertTrue(text.contains("ackpoint_http_requests_seconds_count{route=\"/write-checkpoint2.json\",status=\"200\"} 1"), text);
+    assertTrue(text.contains("ackpoint_batch_requests_count 1"), text);
+  }
+
+  @Test
+  void whoamiAnswersTheTokensSubject() {
+    HttpResponse<Buffer> response = ApiClient.send(api.request(HttpMethod.GET, "/whoami").putHeader("Authorization", "Token " + token), null);
+    assertEquals("u1", data(response).getString("user_id"));
+  }
 }

@@ -34,7 +34,7 @@ public final class ApiClient {
   }
 
   /** {@code POST /sync/checkpoint-request?wait=S}: answers once acknowledged or after S seconds. */
-  public HttpResponse<Buffer> checkpointRequest(String token, String body, int waitSeconds) {
+  public HttpResponse<Buffer> checkpointRequestAwaiting(String token, String body, int waitSeconds) {
     HttpRequest<Buffer> request = authorized(client.post("/sync/checkpoint-request"), token)
         .addQueryParam("wait", Integer.toString(waitSeconds))
         .putHeader("content-type", "application/json");

@@ -1,0 +1,130 @@
+package io.ackpoint.metrics;
+
+import io.ackpoint.batch.CheckpointBatcher;
+import io.ackpoint.storage.CheckpointWriter;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The metrics of one Ackpoint (SPEC section 8), in a Prometheus registry served on {@code /metrics}.
+ * Thread-safe: every verticle records into it.
+ */
+public final class AckpointMetrics implements CheckpointBatcher.BatchListener {
+
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final AtomicInteger batchesInFlight = new AtomicInteger();
+  private final AtomicInteger openStreams = new AtomicInteger();
+  private final AtomicLong compactionDeletions = new AtomicLong();
+  private final DistributionSummary batchRequests;
+  private final DistributionSummary batchUsers;
+  private final Counter batchesOk;
+  private final Counter batchesFailed;
+  private final Timer batchDuration;
+  private final Timer headRead;
+  private final Timer storageWrite;
+  private final Timer marker;
+  private final Timer acknowledgementApply;
+  private final Counter acknowledged;
+  private final Map<String, Timer> requestTimers = new ConcurrentHashMap<>();
+  private final Map<String, Counter> rejections = new ConcurrentHashMap<>();
+
+  public AckpointMetrics() {
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmGcMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    batchRequests = DistributionSummary.builder("ackpoint.batch.requests").description("requests per batch").register(registry);
+    batchUsers = DistributionSummary.builder("ackpoint.batch.users").description("full user ids (storage rows) per batch").register(registry);
+    batchesOk = Counter.builder("ackpoint.batches").tag("outcome", "ok").register(registry);
+    batchesFailed = Counter.builder("ackpoint.batches").tag("outcome", "failed").register(registry);
+    batchDuration = Timer.builder("ackpoint.batch.duration").publishPercentileHistogram().register(registry);
+    headRead = Timer.builder("ackpoint.source.head.read").register(registry);
+    storageWrite = Timer.builder("ackpoint.storage.write").register(registry);
+    marker = Timer.builder("ackpoint.source.marker").register(registry);
+    acknowledgementApply = Timer.builder("ackpoint.acknowledgement.apply").description("one acknowledgement statement").register(registry);
+    acknowledged = Counter.builder("ackpoint.acknowledged").description("checkpoints acknowledged").register(registry);
+    Gauge.builder("ackpoint.batches.in.flight", batchesInFlight, AtomicInteger::get).register(registry);
+    Gauge.builder("ackpoint.streams.open", openStreams, AtomicInteger::get).register(registry);
+    FunctionCounter.builder("ackpoint.compaction.deleted", compactionDeletions, AtomicLong::get).register(registry);
+  }
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  public String scrape() {
+    return registry.scrape();
+  }
+
+  @Override
+  public void batchStarted(int requests, int users) {
+    batchesInFlight.incrementAndGet();
+    batchRequests.record(requests);
+    batchUsers.record(users);
+  }
+
+  @Override
+  public void batchFinished(long nanos, boolean succeeded) {
+    batchesInFlight.decrementAndGet();
+    (succeeded ? batchesOk : batchesFailed).increment();
+    batchDuration.record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  public void request(String route, int status, long nanos) {
+    requestTimers.computeIfAbsent(route + ' ' + status, k -> Timer.builder("ackpoint.http.requests")
+        .tag("route", route).tag("status", Integer.toString(status))
+        .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  public void rejected(String group) {
+    rejections.computeIfAbsent(group, g -> Counter.builder("ackpoint.http.rejected").tag("group", g).register(registry)).increment();
+  }
+
+  public Timer headRead() {
+    return headRead;
+  }
+
+  public Timer storageWrite() {
+    return storageWrite;
+  }
+
+  public Timer marker() {
+    return marker;
+  }
+
+  public void acknowledgementApplied(Duration took, int checkpoints) {
+    acknowledgementApply.record(took);
+    acknowledged.increment(checkpoints);
+  }
+
+  public AtomicInteger openStreams() {
+    return openStreams;
+  }
+
+  public AtomicLong compactionDeletions() {
+    return compactionDeletions;
+  }
+
+  /** Replication lag: how far the source's head is ahead of the last applied position, in bytes. */
+  public void replicationLag(java.util.function.Supplier<Number> bytes) {
+    Gauge.builder("ackpoint.replication.lag.bytes", bytes).register(registry);
+  }
+
+  public CheckpointWriter timed(CheckpointWriter writer) {
+    return (head, writes) -> TimedReplicationSource.timed(storageWrite, writer.store(head, writes));
+  }
+}
