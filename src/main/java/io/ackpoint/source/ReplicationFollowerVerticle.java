@@ -4,6 +4,7 @@ import io.ackpoint.EventBusAddresses;
 import io.ackpoint.config.AckpointConfig.CustomTable;
 import io.ackpoint.config.AckpointConfig.ReplicationConfig;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.WorkerExecutor;
 import io.vertx.core.json.JsonObject;
@@ -19,7 +20,8 @@ import java.util.function.Supplier;
  * {@code ackpoint.replication.progress}. The blocking stream runs on a worker thread of its own; the
  * heartbeat marker runs on this verticle's event loop. After every (re)connect a marker is forced,
  * so checkpoints left pending by a crash or a dropped connection are acknowledged without waiting
- * for other traffic.
+ * for other traffic. The verticle has started once the first connection attempt is over: on success
+ * the slot exists, so every commit after that is seen.
  */
 public final class ReplicationFollowerVerticle extends VerticleBase {
 
@@ -35,6 +37,7 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
   private volatile boolean stopped;
   private volatile PgLogicalStream current;
   private long heartbeatTimer;
+  private final Promise<Void> firstAttempt = Promise.promise();
 
   /** {@code customTable} is null in managed mode. */
   public ReplicationFollowerVerticle(String uri, ReplicationConfig config, CustomTable customTable,
@@ -57,7 +60,7 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
         return null;
       }, false);
       return null;
-    });
+    }).compose(v -> firstAttempt.future());
   }
 
   private void heartbeat() {
@@ -70,6 +73,8 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
       try (PgLogicalStream stream = PgLogicalStream.open(uri, config, customTable)) {
         current = stream;
         backoff = 100;
+        // The slot exists from here on: every later commit will be seen.
+        firstAttempt.tryComplete();
         LOG.info("following replication slot {}", config.slotName());
         context.runOnContext(v -> heartbeat());
         PgLogicalStream.Observed observed;
@@ -85,6 +90,8 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
         if (!stopped) {
           LOG.warn("replication stream lost ({}), reconnecting in {} ms", e.getMessage(), backoff);
         }
+        // A source that is down at start does not stop Ackpoint from starting; readiness says so.
+        firstAttempt.tryComplete();
       } finally {
         current = null;
       }

@@ -18,13 +18,20 @@ import java.util.function.Predicate;
 public final class StreamClient implements AutoCloseable {
 
   private final HttpClient client;
-  private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+  /** A line as received and the {@link System#nanoTime()} at which it arrived. */
+  public record TimedLine(String text, long arrivedNanos) {
+    public JsonObject json() {
+      return new JsonObject(text);
+    }
+  }
+
+  private final BlockingQueue<TimedLine> lines = new LinkedBlockingQueue<>();
   private final HttpClientResponse response;
 
   private StreamClient(HttpClient client, HttpClientResponse response) {
     this.client = client;
     this.response = response;
-    RecordParser parser = RecordParser.newDelimited("\n", line -> lines.add(line.toString()));
+    RecordParser parser = RecordParser.newDelimited("\n", line -> lines.add(new TimedLine(line.toString(), System.nanoTime())));
     response.handler(parser);
   }
 
@@ -68,8 +75,13 @@ public final class StreamClient implements AutoCloseable {
 
   /** The next line, awaited for at most 60 s. */
   public String nextLine() {
+    return nextTimed().text();
+  }
+
+  /** The next line with its arrival time, awaited for at most 60 s. */
+  public TimedLine nextTimed() {
     try {
-      String line = lines.poll(60, TimeUnit.SECONDS);
+      TimedLine line = lines.poll(60, TimeUnit.SECONDS);
       if (line == null) {
         throw new AssertionError("no stream line within 60 s");
       }
@@ -84,14 +96,21 @@ public final class StreamClient implements AutoCloseable {
     return new JsonObject(nextLine());
   }
 
-  /** Skips lines until one matches (keepalives, say), and answers it. */
+  /** Skips lines until one matches (keepalives, say), and answers it; at most 60 s in all. */
   public JsonObject nextMatching(Predicate<JsonObject> predicate) {
-    while (true) {
-      JsonObject line = next();
-      if (predicate.test(line)) {
-        return line;
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      try {
+        TimedLine line = lines.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+        if (line != null && predicate.test(line.json())) {
+          return line.json();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
       }
     }
+    throw new AssertionError("no matching stream line within 60 s");
   }
 
   /** Lines received so far and not yet read. */

@@ -1,0 +1,57 @@
+package io.ackpoint.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+/** CPU seconds used by a process, or by every PostgreSQL process (with the time of children that ended), from /proc. */
+final class Cpu {
+
+  private static final double TICKS = 100.0; // USER_HZ on Linux
+
+  private Cpu() {
+  }
+
+  static double ofProcess(long pid) {
+    long[] t = stat(Path.of("/proc", Long.toString(pid), "stat"));
+    return t == null ? 0 : (t[0] + t[1]) / TICKS;
+  }
+
+  /** Every process named postgres; the postmaster's children that ended count through cutime/cstime. */
+  static double ofPostgres() {
+    double total = 0;
+    try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+      for (Path p : (Iterable<Path>) procs::iterator) {
+        if (!p.getFileName().toString().matches("\\d+")) {
+          continue;
+        }
+        try {
+          String comm = Files.readString(p.resolve("comm")).trim();
+          if (comm.equals("postgres")) {
+            long[] t = stat(p.resolve("stat"));
+            if (t != null) {
+              total += (t[0] + t[1] + t[2] + t[3]) / TICKS;
+            }
+          }
+        } catch (IOException gone) {
+          // the process ended meanwhile
+        }
+      }
+    } catch (IOException e) {
+      return 0;
+    }
+    return total;
+  }
+
+  /** utime, stime, cutime, cstime. */
+  private static long[] stat(Path file) {
+    try {
+      String s = Files.readString(file);
+      String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
+      return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12]), Long.parseLong(f[13]), Long.parseLong(f[14])};
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+}
