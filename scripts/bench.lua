@@ -1,7 +1,7 @@
 -- wrk script of scripts/bench: rotates many JWTs (one line each in $BENCH_TOKENS), sends
 -- $BENCH_METHOD $BENCH_PATH, counts responses by status and prints one "BENCH {json}" line.
 local tokens = {}
-local statuses = {}
+statuses = {}
 local counter = 0
 local path = os.getenv("BENCH_PATH")
 local method = os.getenv("BENCH_METHOD")

@@ -58,6 +58,10 @@ final class PgLogicalStream implements AutoCloseable {
     PGProperty.APPLICATION_NAME.set(props, "ackpoint-follower");
     PGProperty.TCP_KEEP_ALIVE.set(props, true);
     PGProperty.CONNECT_TIMEOUT.set(props, 10);
+    // A silently dead connection must not stall acknowledgements: the server sends keepalives and
+    // the heartbeat marker moves the stream, so a read that sees nothing for this long means the
+    // connection is gone, and the follower reconnects.
+    PGProperty.SOCKET_TIMEOUT.set(props, (int) Math.max(60, config.heartbeatInterval().toSeconds() * 3));
     ensurePublication(url, props, config.publication(), customTable);
 
     PGProperty.REPLICATION.set(props, "database");

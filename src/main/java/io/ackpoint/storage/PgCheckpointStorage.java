@@ -91,11 +91,20 @@ public final class PgCheckpointStorage implements CheckpointStorage {
       """;
 
   // COLLATE "C": heads compare as plain bytes, which is their replication order; a linguistic
-  // collation may ignore the '/' or order digits and letters differently.
+  // collation may ignore the '/' or order digits and letters differently. The rows are locked in the
+  // same order as a batch locks them (user id, then row id), so the two never deadlock; the lock
+  // re-checks the conditions, so a row raised to a later head meanwhile stays pending.
   static final String MARK_PROCESSED = """
-      UPDATE ackpoint_write_checkpoints SET processed_at_lsn = $1
-       WHERE processed_at_lsn IS NULL AND (lsns->>'1') COLLATE "C" <= $1 COLLATE "C"
-      RETURNING user_id, write_checkpoint
+      WITH due AS (
+        SELECT id FROM ackpoint_write_checkpoints
+         WHERE processed_at_lsn IS NULL AND (lsns->>'1') COLLATE "C" <= $1 COLLATE "C"
+         ORDER BY user_id, id
+           FOR UPDATE
+      )
+      UPDATE ackpoint_write_checkpoints c SET processed_at_lsn = $1
+        FROM due
+       WHERE c.id = due.id
+      RETURNING c.user_id, c.write_checkpoint
       """;
 
   static final String LATEST_ACKNOWLEDGED = """

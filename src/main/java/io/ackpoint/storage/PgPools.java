@@ -1,6 +1,7 @@
 package io.ackpoint.storage;
 
 import io.vertx.core.Vertx;
+import io.vertx.core.net.NetClientOptions;
 import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Pool;
@@ -24,6 +25,9 @@ public final class PgPools {
       connect.addProperty("application_name", name);
     }
     PoolOptions pool = new PoolOptions().setMaxSize(maxSize).setName(name);
-    return PgBuilder.pool().with(pool).connectingTo(connect).using(vertx).build();
+    // Keepalive so the kernel eventually notices a peer that vanished; a bounded connect so a
+    // database that is down fails requests quickly (503) instead of queueing them.
+    NetClientOptions transport = new NetClientOptions().setTcpKeepAlive(true).setConnectTimeout(5_000);
+    return PgBuilder.pool().with(pool).with(transport).connectingTo(connect).using(vertx).build();
   }
 }

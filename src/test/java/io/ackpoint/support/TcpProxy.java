@@ -1,0 +1,122 @@
+package io.ackpoint.support;
+
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.NetClient;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetSocket;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A TCP proxy between Ackpoint and PostgreSQL, for fault tests. It can cut a connection at the exact
+ * moment a client sends given bytes (say, the text of one SQL statement), before they reach the
+ * server, so a fault lands in the middle of a chosen operation without any timing guesswork.
+ */
+public final class TcpProxy {
+
+  private final NetServer server;
+  private final NetClient client;
+  private final Set<NetSocket> sockets = ConcurrentHashMap.newKeySet();
+  private volatile byte[] cutOn;
+  private volatile Promise<Void> cut;
+
+  private TcpProxy(Vertx vertx, String host, int port) {
+    this.client = vertx.createNetClient();
+    this.server = vertx.createNetServer().connectHandler(downstream -> {
+      downstream.pause();
+      client.connect(port, host).onComplete(ar -> {
+        if (ar.failed()) {
+          downstream.close();
+          return;
+        }
+        NetSocket upstream = ar.result();
+        sockets.add(downstream);
+        sockets.add(upstream);
+        downstream.handler(data -> {
+          if (shouldCut(data)) {
+            downstream.close();
+            upstream.close();
+            return;
+          }
+          upstream.write(data);
+        });
+        upstream.handler(downstream::write);
+        downstream.closeHandler(v -> {
+          sockets.remove(downstream);
+          upstream.close();
+        });
+        upstream.closeHandler(v -> {
+          sockets.remove(upstream);
+          downstream.close();
+        });
+        downstream.resume();
+      });
+    });
+  }
+
+  public static TcpProxy start(Vertx vertx, String host, int port) {
+    TcpProxy proxy = new TcpProxy(vertx, host, port);
+    Await.result(proxy.server.listen(0, "127.0.0.1"));
+    return proxy;
+  }
+
+  public int port() {
+    return server.actualPort();
+  }
+
+  /** The URI of {@code uri}'s database, reached through this proxy. */
+  public String proxied(String uri) {
+    return uri.replaceFirst("localhost:\\d+", "127.0.0.1:" + port());
+  }
+
+  /**
+   * The next chunk a client sends that contains {@code text} is not forwarded: its connection is cut
+   * instead. Completes the returned future when that happened.
+   */
+  public Future<Void> cutWhenClientSends(String text) {
+    cut = Promise.promise();
+    cutOn = text.getBytes(StandardCharsets.UTF_8);
+    return cut.future();
+  }
+
+  private boolean shouldCut(Buffer data) {
+    byte[] pattern = cutOn;
+    if (pattern == null || !contains(data.getBytes(), pattern)) {
+      return false;
+    }
+    cutOn = null;
+    cut.tryComplete();
+    return true;
+  }
+
+  private static boolean contains(byte[] data, byte[] pattern) {
+    outer:
+    for (int i = 0; i + pattern.length <= data.length; i++) {
+      for (int j = 0; j < pattern.length; j++) {
+        if (data[i + j] != pattern[j]) {
+          continue outer;
+        }
+      }
+      return true;
+    }
+    return false;
+  }
+
+  /** Cuts every open connection, as a database restart or a network failure would. */
+  public void cutAll() {
+    for (NetSocket socket : Set.copyOf(sockets)) {
+      socket.close();
+    }
+  }
+
+  public void close() {
+    cutAll();
+    Await.result(server.close());
+    Await.result(client.close());
+  }
+}
