@@ -32,6 +32,7 @@ public final class JwtAuthenticator {
   private final Clock clock;
   private final List<JsonObject> inlineKeys;
   private final RemoteJwks remote;
+  private final VerifiedTokens verified = new VerifiedTokens(10_000);
   private KeySet keys;
 
   private JwtAuthenticator(Vertx vertx, AuthConfig config, Clock clock, RemoteJwks remote) {
@@ -68,6 +69,12 @@ public final class JwtAuthenticator {
       return fail(AuthFailure.MISSING);
     }
     String token = m.group(2);
+    AuthenticatedUser known = verified.get(token);
+    if (known != null) {
+      return known.expiresAt().getEpochSecond() > clock.instant().getEpochSecond() - config.clockSkew().toSeconds()
+          ? Future.succeededFuture(known)
+          : fail(AuthFailure.EXPIRED);
+    }
     String[] parts = token.split("\\.", -1);
     if (parts.length != 3 || parts[2].isEmpty()) {
       return fail(parts.length == 3 && "none".equalsIgnoreCase(algorithmOf(parts[0]))
@@ -102,7 +109,7 @@ public final class JwtAuthenticator {
       if (ar.failed()) {
         return fail(AuthFailure.BAD_SIGNATURE);
       }
-      return checkClaims(claims);
+      return checkClaims(claims).onSuccess(user -> verified.put(token, user));
     });
   }
 
@@ -152,6 +159,8 @@ public final class JwtAuthenticator {
       List<JsonObject> all = new ArrayList<>(inlineKeys);
       all.addAll(remoteKeys);
       keys = KeySet.of(vertx, all);
+      // A key that disappeared must not keep vouching for the tokens it signed.
+      verified.clear();
       return null;
     });
   }

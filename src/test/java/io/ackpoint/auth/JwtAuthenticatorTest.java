@@ -1,0 +1,77 @@
+package io.ackpoint.auth;
+
+import io.ackpoint.config.AckpointConfig.AuthConfig;
+import io.ackpoint.support.Await;
+import io.ackpoint.support.TestKeys;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+@ExtendWith(VertxExtension.class)
+class JwtAuthenticatorTest {
+
+  /** A clock the test moves. */
+  static final class MovingClock extends Clock {
+    Instant now = Instant.now();
+
+    @Override
+    public ZoneOffset getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+  }
+
+  private static AuthFailure failure(Future<AuthenticatedUser> result) {
+    try {
+      Await.result(result);
+      return null;
+    } catch (AuthenticationException e) {
+      return e.reason();
+    }
+  }
+
+  @Test
+  void aVerifiedTokenKeepsBeingCheckedForExpiry(Vertx vertx) {
+    MovingClock clock = new MovingClock();
+    AuthConfig config = new AuthConfig(List.of(TestKeys.AUDIENCE), TestKeys.jwks(), "", Duration.ofSeconds(5));
+    JwtAuthenticator authenticator = Await.result(JwtAuthenticator.create(vertx, config, clock));
+    long now = clock.now.getEpochSecond();
+    String token = TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, TestKeys.claims("alice").put("exp", now + 60));
+
+    assertEquals("alice", Await.result(authenticator.authenticate("Token " + token)).userId());
+    assertEquals("alice", Await.result(authenticator.authenticate("Bearer " + token)).userId(), "served from the cache");
+    clock.now = clock.now.plusSeconds(120);
+    assertEquals(AuthFailure.EXPIRED, failure(authenticator.authenticate("Token " + token)));
+  }
+
+  @Test
+  void aTokenWithinTheClockSkewIsStillAccepted(Vertx vertx) {
+    MovingClock clock = new MovingClock();
+    AuthConfig config = new AuthConfig(List.of(TestKeys.AUDIENCE), TestKeys.jwks(), "", Duration.ofSeconds(30));
+    JwtAuthenticator authenticator = Await.result(JwtAuthenticator.create(vertx, config, clock));
+    long now = clock.now.getEpochSecond();
+    String expiredByTen = TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, TestKeys.claims("bob").put("exp", now - 10));
+    assertEquals("bob", Await.result(authenticator.authenticate("Token " + expiredByTen)).userId());
+    String notYetByTen = TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, TestKeys.claims("carol").put("nbf", now + 10));
+    assertEquals("carol", Await.result(authenticator.authenticate("Token " + notYetByTen)).userId());
+  }
+}
