@@ -62,6 +62,7 @@ final class Chart {
       }
     }
     max = max <= 0 ? 1 : max * 1.1;
+    g.setStroke(new BasicStroke(1f));
     g.setColor(Color.BLACK);
     g.drawRect(x0, y0, w, h);
     g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
