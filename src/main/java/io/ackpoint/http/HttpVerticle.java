@@ -7,7 +7,10 @@ import io.ackpoint.metrics.AckpointMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpHeaders;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -46,7 +49,7 @@ public final class HttpVerticle extends VerticleBase {
           .setPort(config.http().port())
           .setCompressionSupported(false)
           .setTcpNoDelay(true));
-      return server.requestHandler(router).listen();
+      return server.requestHandler(router).invalidRequestHandler(HttpVerticle::invalidRequest).listen();
     });
   }
 
@@ -127,6 +130,15 @@ public final class HttpVerticle extends VerticleBase {
       metrics.request(route, ctx.response().getStatusCode(), System.nanoTime() - start);
     });
     ctx.next();
+  }
+
+  /** Requests Netty could not decode (header or request line too long, bad framing) get the JSON envelope too. */
+  private static void invalidRequest(HttpServerRequest request) {
+    Throwable cause = request.decoderResult().cause();
+    int status = cause instanceof TooLongHttpHeaderException ? 431 : cause instanceof TooLongHttpLineException ? 414 : 400;
+    String code = status == 431 ? "ACK_HEADERS_TOO_LARGE" : status == 414 ? "ACK_URI_TOO_LONG" : "ACK_BAD_REQUEST";
+    request.response().putHeader(HttpHeaders.CONNECTION, "close");
+    Responses.error(request.response(), status, code, "the request could not be read: " + (status == 400 ? "malformed HTTP" : code));
   }
 
   private void internalError(RoutingContext ctx) {
