@@ -15,6 +15,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
@@ -33,14 +34,22 @@ final class PgLogicalStream implements AutoCloseable {
   record Observed(String position, List<CustomCheckpoint> custom) {
   }
 
+  /** How often an idle stream is polled; bounds the delay an acknowledgement can get from polling. */
+  private static final long POLL_MILLIS = 2;
+
   private final Connection connection;
   private final PGReplicationStream stream;
   private final PgOutputDecoder decoder;
+  private final long silenceLimitNanos;
+  private long confirmed;
+  private long lastMessageNanos = System.nanoTime();
+  private volatile boolean aborted;
 
-  private PgLogicalStream(Connection connection, PGReplicationStream stream, PgOutputDecoder decoder) {
+  private PgLogicalStream(Connection connection, PGReplicationStream stream, PgOutputDecoder decoder, Duration silenceLimit) {
     this.connection = connection;
     this.stream = stream;
     this.decoder = decoder;
+    this.silenceLimitNanos = silenceLimit.toNanos();
   }
 
   /**
@@ -61,7 +70,7 @@ final class PgLogicalStream implements AutoCloseable {
     // A silently dead connection must not stall acknowledgements: the server sends keepalives and
     // the heartbeat marker moves the stream, so a read that sees nothing for this long means the
     // connection is gone, and the follower reconnects.
-    PGProperty.SOCKET_TIMEOUT.set(props, (int) Math.max(60, config.heartbeatInterval().toSeconds() * 3));
+    PGProperty.SOCKET_TIMEOUT.set(props, (int) silenceLimit(config).toSeconds());
     ensurePublication(url, props, config.publication(), customTable);
 
     PGProperty.REPLICATION.set(props, "database");
@@ -83,11 +92,17 @@ final class PgLogicalStream implements AutoCloseable {
           .withSlotOption("messages", "true")
           .withStatusInterval((int) config.statusInterval().toMillis(), TimeUnit.MILLISECONDS)
           .start();
-      return new PgLogicalStream(connection, stream, customTable == null ? null : new PgOutputDecoder(customTable));
+      return new PgLogicalStream(connection, stream, customTable == null ? null : new PgOutputDecoder(customTable),
+          silenceLimit(config));
     } catch (SQLException | RuntimeException e) {
       connection.close();
       throw e;
     }
+  }
+
+  /** The heartbeat marker moves the stream at least this often; silence beyond means a dead connection. */
+  private static Duration silenceLimit(ReplicationConfig config) {
+    return Duration.ofSeconds(Math.max(60, config.heartbeatInterval().toSeconds() * 3));
   }
 
   private static void ensurePublication(String url, Properties props, String publication, CustomTable customTable)
@@ -150,10 +165,24 @@ final class PgLogicalStream implements AutoCloseable {
    * position has been streamed. Answers {@code null} once the stream is closed.
    */
   Observed next() throws SQLException {
-    ByteBuffer message = stream.read();
-    if (message == null) {
-      return null;
+    ByteBuffer message;
+    while ((message = stream.readPending()) == null) {
+      if (aborted) {
+        return null;
+      }
+      confirmIdle();
+      if (System.nanoTime() - lastMessageNanos > silenceLimitNanos) {
+        throw new SQLException("no replication message for " + Duration.ofNanos(silenceLimitNanos).toSeconds()
+            + " s although a heartbeat marker is written more often: the connection is presumed dead");
+      }
+      try {
+        Thread.sleep(POLL_MILLIS); // the follower's own worker thread, idle between messages
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return null;
+      }
     }
+    lastMessageNanos = System.nanoTime();
     String received = Lsn.format(stream.getLastReceiveLSN().asLong());
     if (decoder != null) {
       PgOutputDecoder.Committed committed = decoder.decode(message);
@@ -170,9 +199,27 @@ final class PgLogicalStream implements AutoCloseable {
    * every head before it.
    */
   void confirm(String position) {
-    LogSequenceNumber lsn = LogSequenceNumber.valueOf(Lsn.parse(position));
-    stream.setFlushedLSN(lsn);
-    stream.setAppliedLSN(lsn);
+    long lsn = Lsn.parse(position);
+    if (lsn > confirmed) {
+      confirmed = lsn;
+      stream.setFlushedLSN(LogSequenceNumber.valueOf(lsn));
+      stream.setAppliedLSN(LogSequenceNumber.valueOf(lsn));
+    }
+  }
+
+  /**
+   * With nothing left to read, everything the server has sent (keepalives carry its WAL end) is
+   * consumed: confirm it at once. A server that shuts down waits for exactly this before it stops,
+   * and would otherwise wait until its wal_sender_timeout.
+   */
+  private void confirmIdle() throws SQLException {
+    long received = stream.getLastReceiveLSN().asLong();
+    if (received > confirmed) {
+      confirmed = received;
+      stream.setFlushedLSN(LogSequenceNumber.valueOf(received));
+      stream.setAppliedLSN(LogSequenceNumber.valueOf(received));
+      stream.forceUpdateStatus();
+    }
   }
 
   /**
@@ -181,6 +228,7 @@ final class PgLogicalStream implements AutoCloseable {
    * the client to confirm its last WAL.
    */
   void abort() {
+    aborted = true;
     try {
       connection.abort(Runnable::run);
     } catch (SQLException ignored) {
