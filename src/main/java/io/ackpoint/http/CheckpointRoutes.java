@@ -15,7 +15,8 @@ import java.time.Duration;
 
 /**
  * {@code GET /write-checkpoint2.json} and {@code POST /sync/checkpoint-request}: both validate, then
- * hand the checkpoint to the batcher over the event bus.
+ * hand the checkpoint to the batcher over the event bus. Invalid input throws an
+ * {@link AckpointException}, which the router's failure handler answers with its status.
  */
 final class CheckpointRoutes {
 
@@ -45,13 +46,7 @@ final class CheckpointRoutes {
   }
 
   void writeCheckpoint2(RoutingContext ctx) {
-    String clientId;
-    try {
-      clientId = CheckpointRequestValidation.clientId(ctx.request().getParam("client_id"));
-    } catch (AckpointException e) {
-      Responses.error(ctx.response(), e);
-      return;
-    }
+    String clientId = CheckpointRequestValidation.clientId(ctx.request().getParam("client_id"));
     JsonObject command = new JsonObject().put("user_id", Authentication.user(ctx).userId());
     if (clientId != null) {
       command.put("client_id", clientId);
@@ -66,15 +61,8 @@ final class CheckpointRoutes {
   }
 
   void checkpointRequest(RoutingContext ctx) {
-    JsonObject command;
-    long waitMillis;
-    try {
-      command = checkpointRequestCommand(ctx);
-      waitMillis = waitMillis(ctx.request().getParam("wait"));
-    } catch (AckpointException e) {
-      Responses.error(ctx.response(), e);
-      return;
-    }
+    JsonObject command = checkpointRequestCommand(ctx);
+    long waitMillis = waitMillis(ctx.request().getParam("wait"));
     if (waitMillis == 0) {
       create(command).onComplete(ar -> {
         if (ar.succeeded()) {

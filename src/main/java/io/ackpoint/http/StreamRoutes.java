@@ -39,26 +39,12 @@ final class StreamRoutes {
   }
 
   void syncStream(RoutingContext ctx) {
-    String clientId;
-    try {
-      JsonObject body = ctx.body() == null || ctx.body().isEmpty() ? new JsonObject() : CheckpointRoutes.jsonBody(ctx);
-      clientId = CheckpointRequestValidation.clientId(body.getValue("client_id"));
-    } catch (AckpointException e) {
-      Responses.error(ctx.response(), e);
-      return;
-    }
-    open(ctx, clientId, POWERSYNC);
+    JsonObject body = ctx.body() == null || ctx.body().isEmpty() ? new JsonObject() : CheckpointRoutes.jsonBody(ctx);
+    open(ctx, CheckpointRequestValidation.clientId(body.getValue("client_id")), POWERSYNC);
   }
 
   void serverSentEvents(RoutingContext ctx) {
-    String clientId;
-    try {
-      clientId = CheckpointRequestValidation.clientId(ctx.request().getParam("client_id"));
-    } catch (AckpointException e) {
-      Responses.error(ctx.response(), e);
-      return;
-    }
-    open(ctx, clientId, SSE);
+    open(ctx, CheckpointRequestValidation.clientId(ctx.request().getParam("client_id")), SSE);
   }
 
   private void open(RoutingContext ctx, String clientId, StreamFormat format) {

@@ -1,12 +1,10 @@
 package io.ackpoint.ack;
 
-import io.ackpoint.Ackpoint;
 import io.ackpoint.support.ApiClient;
-import io.ackpoint.support.Await;
+import io.ackpoint.support.RunningAckpoint;
 import io.ackpoint.support.Sql;
 import io.ackpoint.support.StreamClient;
 import io.ackpoint.support.TestAckpoint;
-import io.ackpoint.support.TestDatabase;
 import io.ackpoint.support.TestKeys;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -30,8 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class AcknowledgementTest {
 
   private Vertx vertx;
+  private RunningAckpoint app;
   private JsonObject config;
-  private Ackpoint ackpoint;
   private ApiClient api;
   private Sql sql;
   private String u1;
@@ -39,22 +37,20 @@ class AcknowledgementTest {
   @BeforeEach
   void start(Vertx vertx) {
     this.vertx = vertx;
-    String db = TestDatabase.freshDatabase();
-    config = TestAckpoint.withFollower(TestAckpoint.configJson(db));
-    ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
-    api = new ApiClient(vertx, TestAckpoint.portOf(config));
-    sql = new Sql(vertx, db);
+    app = RunningAckpoint.fresh(vertx, TestAckpoint::withFollower);
+    config = app.config;
+    api = app.api;
+    sql = app.sql;
     u1 = TestKeys.token(vertx, "u1");
   }
 
   @AfterEach
   void stop() {
-    sql.close();
-    Await.result(ackpoint.close());
+    app.close();
   }
 
   private StreamClient stream(String token, String clientId) {
-    return StreamClient.syncStream(vertx, TestAckpoint.portOf(config), token, clientId);
+    return app.stream(token, clientId);
   }
 
   private static boolean acknowledges(JsonObject line, String id) {

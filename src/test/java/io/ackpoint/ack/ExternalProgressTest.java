@@ -5,6 +5,7 @@ import io.ackpoint.EventBusAddresses;
 import io.ackpoint.source.Lsn;
 import io.ackpoint.support.ApiClient;
 import io.ackpoint.support.Await;
+import io.ackpoint.support.RunningAckpoint;
 import io.ackpoint.support.Sql;
 import io.ackpoint.support.StreamClient;
 import io.ackpoint.support.TestAckpoint;
@@ -29,8 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class ExternalProgressTest {
 
   private Vertx vertx;
+  private RunningAckpoint app;
   private JsonObject config;
-  private Ackpoint ackpoint;
   private ApiClient api;
   private Sql sql;
   private String token;
@@ -40,18 +41,20 @@ class ExternalProgressTest {
   void start(Vertx vertx) {
     this.vertx = vertx;
     String db = TestDatabase.freshDatabase();
-    config = TestAckpoint.configJson(db);
-    sql = new Sql(vertx, db);
     peekSlot = "peek_" + db.substring(db.lastIndexOf('/') + 1);
-    sql.query("SELECT pg_create_logical_replication_slot($1, 'test_decoding')", peekSlot);
-    ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
-    api = new ApiClient(vertx, TestAckpoint.portOf(config));
+    try (Sql setup = new Sql(vertx, db)) {
+      setup.query("SELECT pg_create_logical_replication_slot($1, 'test_decoding')", peekSlot);
+    }
+    app = RunningAckpoint.on(vertx, db, c -> c);
+    config = app.config;
+    api = app.api;
+    sql = app.sql;
     token = TestKeys.token(vertx, "u1");
   }
 
   @AfterEach
   void stop() {
-    Await.result(ackpoint.close());
+    Await.result(app.ackpoint.close());
     sql.query("SELECT pg_drop_replication_slot($1)", peekSlot);
     sql.close();
   }

@@ -1,13 +1,11 @@
 package io.ackpoint.compaction;
 
-import io.ackpoint.Ackpoint;
 import io.ackpoint.EventBusAddresses;
 import io.ackpoint.source.Lsn;
 import io.ackpoint.support.ApiClient;
 import io.ackpoint.support.Await;
+import io.ackpoint.support.RunningAckpoint;
 import io.ackpoint.support.Sql;
-import io.ackpoint.support.TestAckpoint;
-import io.ackpoint.support.TestDatabase;
 import io.ackpoint.support.TestKeys;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -31,7 +29,7 @@ class CompactionTest {
   private static final String ADMIN = "admin-secret";
 
   private Vertx vertx;
-  private Ackpoint ackpoint;
+  private RunningAckpoint app;
   private ApiClient api;
   private Sql sql;
   private String token;
@@ -39,21 +37,18 @@ class CompactionTest {
   @BeforeEach
   void start(Vertx vertx) {
     this.vertx = vertx;
-    String db = TestDatabase.freshDatabase();
-    JsonObject config = TestAckpoint.configJson(db)
+    app = RunningAckpoint.fresh(vertx, config -> config
         .put("checkpoints", new JsonObject().put("request_retention", "1h"))
         .put("compaction", new JsonObject().put("interval", "1h").put("batch_size", 2))
-        .put("admin", new JsonObject().put("token", ADMIN));
-    ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
-    api = new ApiClient(vertx, TestAckpoint.portOf(config));
-    sql = new Sql(vertx, db);
+        .put("admin", new JsonObject().put("token", ADMIN)));
+    api = app.api;
+    sql = app.sql;
     token = TestKeys.token(vertx, "u");
   }
 
   @AfterEach
   void stop() {
-    sql.close();
-    Await.result(ackpoint.close());
+    app.close();
   }
 
   /** Every checkpoint so far is processed, as if replication had passed them. */

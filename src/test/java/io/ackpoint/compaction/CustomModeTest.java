@@ -1,8 +1,7 @@
 package io.ackpoint.compaction;
 
-import io.ackpoint.Ackpoint;
 import io.ackpoint.support.ApiClient;
-import io.ackpoint.support.Await;
+import io.ackpoint.support.RunningAckpoint;
 import io.ackpoint.support.Sql;
 import io.ackpoint.support.StreamClient;
 import io.ackpoint.support.TestAckpoint;
@@ -25,8 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 class CustomModeTest {
 
   private Vertx vertx;
+  private RunningAckpoint app;
   private JsonObject config;
-  private Ackpoint ackpoint;
   private Sql sql;
   private String token;
 
@@ -34,21 +33,22 @@ class CustomModeTest {
   void start(Vertx vertx) {
     this.vertx = vertx;
     String db = TestDatabase.freshDatabase();
-    sql = new Sql(vertx, db);
-    // Updates are replicated, so the table needs a replica identity: here its primary key.
-    sql.query("CREATE TABLE checkpoints (id BIGSERIAL PRIMARY KEY, user_id TEXT NOT NULL, checkpoint BIGINT NOT NULL,"
-        + " client_id TEXT, is_request BOOLEAN)");
-    config = TestAckpoint.withFollower(TestAckpoint.configJson(db))
+    try (Sql setup = new Sql(vertx, db)) {
+      // Updates are replicated, so the table needs a replica identity: here its primary key.
+      setup.query("CREATE TABLE checkpoints (id BIGSERIAL PRIMARY KEY, user_id TEXT NOT NULL, checkpoint BIGINT NOT NULL,"
+          + " client_id TEXT, is_request BOOLEAN)");
+    }
+    app = RunningAckpoint.on(vertx, db, c -> TestAckpoint.withFollower(c)
         .put("checkpoints", new JsonObject().put("mode", "custom"))
-        .put("custom", new JsonObject().put("request_column", "is_request"));
-    ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
+        .put("custom", new JsonObject().put("request_column", "is_request")));
+    config = app.config;
+    sql = app.sql;
     token = TestKeys.token(vertx, "app-user");
   }
 
   @AfterEach
   void stop() {
-    Await.result(ackpoint.close());
-    sql.close();
+    app.close();
   }
 
   private static String acknowledged(JsonObject line) {

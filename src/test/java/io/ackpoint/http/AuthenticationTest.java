@@ -25,7 +25,6 @@ import java.security.Signature;
 import java.security.interfaces.RSAPublicKey;
 import java.time.Instant;
 import java.util.Base64;
-import java.util.concurrent.TimeUnit;
 
 import static io.ackpoint.support.ApiClient.errorCode;
 import static org.junit.jupiter.api.Assertions.assertEquals;

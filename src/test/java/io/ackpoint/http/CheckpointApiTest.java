@@ -1,11 +1,8 @@
 package io.ackpoint.http;
 
-import io.ackpoint.support.Await;
-import io.ackpoint.Ackpoint;
 import io.ackpoint.support.ApiClient;
+import io.ackpoint.support.RunningAckpoint;
 import io.ackpoint.support.Sql;
-import io.ackpoint.support.TestAckpoint;
-import io.ackpoint.support.TestDatabase;
 import io.ackpoint.support.TestKeys;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -18,7 +15,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.util.concurrent.TimeUnit;
 
 import static io.ackpoint.support.ApiClient.data;
 import static io.ackpoint.support.ApiClient.errorCode;
@@ -30,25 +26,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(VertxExtension.class)
 class CheckpointApiTest {
 
-  private Ackpoint ackpoint;
+  private RunningAckpoint app;
   private ApiClient api;
   private Sql sql;
   private String token;
 
   @BeforeEach
   void start(Vertx vertx) {
-    String db = TestDatabase.freshDatabase();
-    JsonObject config = TestAckpoint.configJson(db);
-    ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
-    api = new ApiClient(vertx, config.getJsonObject("http").getInteger("port"));
-    sql = new Sql(vertx, db);
+    app = RunningAckpoint.fresh(vertx, config -> config);
+    api = app.api;
+    sql = app.sql;
     token = TestKeys.token(vertx, "u1");
   }
 
   @AfterEach
   void stop() {
-    sql.close();
-    Await.result(ackpoint.close());
+    app.close();
   }
 
   @Test
