@@ -53,21 +53,25 @@ public final class Main {
     LOG.info("Ackpoint listening on http://{}:{}", config.http().host(), config.http().port());
 
     EmbeddedDatabase database = embedded;
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      LOG.info("stopping: no new requests, finishing in-flight batches");
-      try {
-        ackpoint.close().await(30, TimeUnit.SECONDS);
-        vertx.close().await(10, TimeUnit.SECONDS);
-      } catch (Exception e) {
-        LOG.warn("unclean stop", e);
-      } finally {
-        if (database != null) {
-          database.close();
-        }
-        stopped.countDown();
+    CountDownLatch stop = new CountDownLatch(1);
+    // SIGTERM and SIGINT stop Ackpoint gracefully and exit 0; a shutdown hook alone would exit 143.
+    for (String name : new String[] {"TERM", "INT"}) {
+      sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> stop.countDown());
+    }
+    stop.await();
+    LOG.info("stopping: no new connections, ending streams, finishing in-flight batches");
+    int status = 0;
+    try {
+      ackpoint.close().await(30, TimeUnit.SECONDS);
+      vertx.close().await(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      LOG.warn("unclean stop", e);
+      status = 1;
+    } finally {
+      if (database != null) {
+        database.close();
       }
-    }, "ackpoint-shutdown"));
-    stopped.await();
+    }
+    System.exit(status);
   }
 }

@@ -76,6 +76,17 @@ final class AckSubscribers {
     }
   }
 
+  /** Ends every open stream (graceful shutdown); waiters are released by their own deadline or request end. */
+  void endAll() {
+    List<AckSubscriber> all = new ArrayList<>(size);
+    byUser.values().forEach(all::addAll);
+    for (AckSubscriber s : all) {
+      if (s instanceof AckStream stream) {
+        stream.end();
+      }
+    }
+  }
+
   Future<Void> stop() {
     vertx.cancelTimer(sweepTimer);
     return consumer == null ? Future.succeededFuture() : consumer.unregister();

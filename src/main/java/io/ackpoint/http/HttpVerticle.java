@@ -18,6 +18,7 @@ import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The public HTTP API. One instance runs per event loop; all instances share the port and the
@@ -153,7 +154,10 @@ public final class HttpVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    Future<Void> closed = server == null ? Future.succeededFuture() : server.close();
+    // Streams never end by themselves: end them first, then let in-flight requests finish (their
+    // batches still run) for a bounded time while no new connection is accepted.
+    subscribers.endAll();
+    Future<Void> closed = server == null ? Future.succeededFuture() : server.shutdown(10, TimeUnit.SECONDS);
     return closed.eventually(() -> subscribers.stop());
   }
 
