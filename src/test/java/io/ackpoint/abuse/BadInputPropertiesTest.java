@@ -8,6 +8,8 @@ import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestDatabase;
 import io.ackpoint.support.TestKeys;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
@@ -21,14 +23,17 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
 
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Property-based abuse of every input of the checkpoint routes: whatever arrives, the answer is never
- * a 5xx, and a rejected request stores nothing.
+ * a 5xx, a rejected request stores nothing, and no event loop is ever blocked.
  */
 class BadInputPropertiesTest {
 
@@ -39,10 +44,15 @@ class BadInputPropertiesTest {
   private static ApiClient api;
   private static Sql sql;
   private static String token;
+  private static final List<String> blocked = new CopyOnWriteArrayList<>();
 
   @BeforeContainer
   static void start() {
-    vertx = Vertx.vertx();
+    // An event loop busy for more than 500 ms at a time counts as blocked; none may be.
+    vertx = Vertx.vertx(new VertxOptions()
+        .setMaxEventLoopExecuteTime(500).setMaxEventLoopExecuteTimeUnit(TimeUnit.MILLISECONDS)
+        .setBlockedThreadCheckInterval(50).setBlockedThreadCheckIntervalUnit(TimeUnit.MILLISECONDS));
+    ((VertxInternal) vertx).blockedThreadChecker().setThreadBlockedHandler(event -> blocked.add(event.toString()));
     String db = TestDatabase.freshDatabase();
     JsonObject config = TestAckpoint.configJson(db);
     ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
@@ -56,6 +66,7 @@ class BadInputPropertiesTest {
     sql.close();
     Await.result(ackpoint.close());
     Await.result(vertx.close());
+    assertEquals(List.of(), blocked, "the blocked-thread checker saw an event loop blocked");
   }
 
   /** Sends {@code body} and checks the invariant: a known 4xx (nothing stored) or a 200 for a valid request. */
