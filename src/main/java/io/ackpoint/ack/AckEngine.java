@@ -85,6 +85,7 @@ public final class AckEngine {
         return;
       }
       observed = target;
+      metrics.positionApplied(target);
       metrics.acknowledgementApplied(Duration.ofNanos(System.nanoTime() - started), ar.result().size());
       long checkpoint = checkpoints.next(target);
       for (Reached r : ar.result()) {

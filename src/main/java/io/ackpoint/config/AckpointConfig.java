@@ -23,9 +23,6 @@ public record AckpointConfig(
   public record HttpConfig(String host, int port, int instances, int eventLoops, int bodyLimit,
                            QueueLimits checkpointing, QueueLimits stream, QueueLimits api) {
 
-    public HttpConfig withPort(int newPort) {
-      return new HttpConfig(host, newPort, instances, eventLoops, bodyLimit, checkpointing, stream, api);
-    }
   }
 
   /** At most {@code concurrency} requests of a route group run; at most {@code maxQueueDepth} wait. */
@@ -79,15 +76,7 @@ public record AckpointConfig(
         replication, acknowledgement, checkpoints, compaction, adminToken);
   }
 
-  public AckpointConfig withHttp(HttpConfig newHttp) {
-    return new AckpointConfig(newHttp, auth, source, storage, embedded, batching, replication, acknowledgement,
-        checkpoints, compaction, adminToken);
-  }
 
-  public AckpointConfig withBatching(BatchingConfig newBatching) {
-    return new AckpointConfig(http, auth, source, storage, embedded, newBatching, replication, acknowledgement,
-        checkpoints, compaction, adminToken);
-  }
 
   /** True when either side runs on the embedded PostgreSQL, which must then be started first. */
   public boolean needsEmbeddedDatabase() {

@@ -1,6 +1,7 @@
 package io.ackpoint.metrics;
 
 import io.ackpoint.batch.CheckpointBatcher;
+import io.ackpoint.source.Lsn;
 import io.ackpoint.storage.CheckpointWriter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -40,6 +41,8 @@ public final class AckpointMetrics implements CheckpointBatcher.BatchListener {
   private final Timer marker;
   private final Timer acknowledgementApply;
   private final Counter acknowledged;
+  private final AtomicLong lastHead = new AtomicLong();
+  private final AtomicLong lastApplied = new AtomicLong();
   private final Map<String, Timer> requestTimers = new ConcurrentHashMap<>();
   private final Map<String, Counter> rejections = new ConcurrentHashMap<>();
 
@@ -60,6 +63,9 @@ public final class AckpointMetrics implements CheckpointBatcher.BatchListener {
     Gauge.builder("ackpoint.batches.in.flight", batchesInFlight, AtomicInteger::get).register(registry);
     Gauge.builder("ackpoint.streams.open", openStreams, AtomicInteger::get).register(registry);
     FunctionCounter.builder("ackpoint.compaction.deleted", compactionDeletions, AtomicLong::get).register(registry);
+    // How far replication trails the newest head Ackpoint read: bytes of WAL not yet observed.
+    Gauge.builder("ackpoint.replication.lag.bytes", () -> Math.max(0, lastHead.get() - lastApplied.get()))
+        .baseUnit("bytes").register(registry);
   }
 
   public PrometheusMeterRegistry registry() {
@@ -119,9 +125,16 @@ public final class AckpointMetrics implements CheckpointBatcher.BatchListener {
     return compactionDeletions;
   }
 
-  /** Replication lag: how far the source's head is ahead of the last applied position, in bytes. */
-  public void replicationLag(java.util.function.Supplier<Number> bytes) {
-    Gauge.builder("ackpoint.replication.lag.bytes", bytes).register(registry);
+  /** The newest head read from the source. */
+  public void recordHead(String head) {
+    lastHead.accumulateAndGet(Lsn.parse(head), Math::max);
+  }
+
+  /** The newest position whose checkpoints are acknowledged. */
+  public void positionApplied(String position) {
+    if (position.indexOf('/') > 0) {
+      lastApplied.accumulateAndGet(Lsn.parse(position), Math::max);
+    }
   }
 
   public CheckpointWriter timed(CheckpointWriter writer) {

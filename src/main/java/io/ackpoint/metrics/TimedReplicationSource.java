@@ -22,7 +22,7 @@ public final class TimedReplicationSource implements ReplicationSource {
 
   @Override
   public Future<String> readHead() {
-    return timed(metrics.headRead(), delegate.readHead());
+    return timed(metrics.headRead(), delegate.readHead()).onSuccess(metrics::recordHead);
   }
 
   @Override

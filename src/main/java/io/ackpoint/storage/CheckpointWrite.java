@@ -13,8 +13,4 @@ public record CheckpointWrite(String userId, Long requestedId) {
   public static CheckpointWrite requested(String userId, long id) {
     return new CheckpointWrite(userId, id);
   }
-
-  public boolean isGenerated() {
-    return requestedId == null;
-  }
 }

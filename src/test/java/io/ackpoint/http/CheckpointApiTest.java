@@ -160,6 +160,7 @@ class CheckpointApiTest {
     assertTrue(text.contains("ackpoint_batches_total{outcome=\"ok\"} 1.0"), text);
     assertTrue(text.contains("ackpoint_http_requests_seconds_count{route=\"/write-checkpoint2.json\",status=\"200\"} 1"), text);
     assertTrue(text.contains("ackpoint_batch_requests_count 1"), text);
+    assertTrue(text.contains("ackpoint_replication_lag_bytes"), text);
   }
 
   @Test
