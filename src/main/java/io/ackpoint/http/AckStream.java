@@ -2,6 +2,8 @@ package io.ackpoint.http;
 
 import io.vertx.core.http.HttpServerResponse;
 
+import java.util.function.Consumer;
+
 /**
  * One open acknowledgement stream. Acknowledgements that arrive before the opening lines are kept
  * (only the greatest matters) and written right after them: the stream subscribes before it reads
@@ -13,7 +15,7 @@ final class AckStream implements AckSubscriber {
   private final StreamFormat format;
   private final long expiresAtMillis;
   private final long keepaliveMillis;
-  private final Runnable onEnd;
+  private final Consumer<AckStream> onEnd;
   private long nextKeepaliveMillis;
   private boolean opened;
   private boolean ended;
@@ -21,7 +23,8 @@ final class AckStream implements AckSubscriber {
   private Long early;
   private String earlyCheckpoint;
 
-  AckStream(HttpServerResponse response, StreamFormat format, long expiresAtMillis, long keepaliveMillis, Runnable onEnd) {
+  AckStream(HttpServerResponse response, StreamFormat format, long expiresAtMillis, long keepaliveMillis,
+            Consumer<AckStream> onEnd) {
     this.response = response;
     this.format = format;
     this.expiresAtMillis = expiresAtMillis;
@@ -91,7 +94,7 @@ final class AckStream implements AckSubscriber {
       return;
     }
     ended = true;
-    onEnd.run();
+    onEnd.accept(this);
     if (!response.closed() && !response.ended()) {
       response.end();
     }

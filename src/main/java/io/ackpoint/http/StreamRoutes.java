@@ -54,23 +54,22 @@ final class StreamRoutes {
     response.setChunked(true)
         .putHeader(HttpHeaders.CONTENT_TYPE, format.contentType())
         .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache");
-    AckStream[] stream = new AckStream[1];
     openStreams.incrementAndGet();
-    stream[0] = new AckStream(response, format, user.expiresAt().toEpochMilli(), keepaliveMillis, () -> {
-      subscribers.remove(fullUserId, stream[0]);
+    AckStream stream = new AckStream(response, format, user.expiresAt().toEpochMilli(), keepaliveMillis, ended -> {
+      subscribers.remove(fullUserId, ended);
       openStreams.decrementAndGet();
     });
     // Subscribe first, then read: an acknowledgement between the two is kept by the stream.
-    subscribers.add(fullUserId, stream[0]);
-    ctx.addEndHandler(v -> stream[0].end());
+    subscribers.add(fullUserId, stream);
+    ctx.addEndHandler(v -> stream.end());
     latest(eventBus, fullUserId).onComplete(ar -> {
       if (ar.succeeded()) {
         JsonObject latest = ar.result();
         String id = latest.getString("write_checkpoint");
-        stream[0].open(latest.getString("checkpoint"), id == null ? null : Long.parseLong(id));
+        stream.open(latest.getString("checkpoint"), id == null ? null : Long.parseLong(id));
       } else {
         Responses.error(response, AckpointException.from(ar.cause()));
-        stream[0].end();
+        stream.end();
       }
     });
   }

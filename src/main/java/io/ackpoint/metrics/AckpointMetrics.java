@@ -17,6 +17,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -42,6 +43,9 @@ public final class AckpointMetrics implements CheckpointBatcher.BatchListener {
   private final Timer acknowledgementApply;
   private final Counter acknowledged;
   private final AtomicLong lastHead = new AtomicLong();
+  /** Heads of stored batches not yet acknowledged, with the time they were stored; bounded. */
+  private final ConcurrentSkipListMap<Long, Long> storedAt = new ConcurrentSkipListMap<>();
+  private final Timer acknowledgementLatency;
   private final AtomicLong lastApplied = new AtomicLong();
   private final Map<String, Timer> requestTimers = new ConcurrentHashMap<>();
   private final Map<String, Counter> rejections = new ConcurrentHashMap<>();
@@ -59,6 +63,8 @@ public final class AckpointMetrics implements CheckpointBatcher.BatchListener {
     storageWrite = Timer.builder("ackpoint.storage.write").register(registry);
     marker = Timer.builder("ackpoint.source.marker").register(registry);
     acknowledgementApply = Timer.builder("ackpoint.acknowledgement.apply").description("one acknowledgement statement").register(registry);
+    acknowledgementLatency = Timer.builder("ackpoint.acknowledgement.latency")
+        .description("from a batch stored to its checkpoints acknowledged").publishPercentileHistogram().register(registry);
     acknowledged = Counter.builder("ackpoint.acknowledged").description("checkpoints acknowledged").register(registry);
     Gauge.builder("ackpoint.batches.in.flight", batchesInFlight, AtomicInteger::get).register(registry);
     Gauge.builder("ackpoint.streams.open", openStreams, AtomicInteger::get).register(registry);
@@ -130,14 +136,30 @@ public final class AckpointMetrics implements CheckpointBatcher.BatchListener {
     lastHead.accumulateAndGet(Lsn.parse(head), Math::max);
   }
 
-  /** The newest position whose checkpoints are acknowledged. */
+  /** The newest position whose checkpoints are acknowledged: records how long its batches waited. */
   public void positionApplied(String position) {
-    if (position.indexOf('/') > 0) {
-      lastApplied.accumulateAndGet(Lsn.parse(position), Math::max);
+    if (position.indexOf('/') < 0) {
+      return;
+    }
+    long lsn = Lsn.parse(position);
+    lastApplied.accumulateAndGet(lsn, Math::max);
+    long now = System.nanoTime();
+    var passed = storedAt.headMap(lsn, true);
+    for (Long stored : passed.values()) {
+      acknowledgementLatency.record(now - stored, TimeUnit.NANOSECONDS);
+    }
+    passed.clear();
+  }
+
+  private void batchStored(String head) {
+    storedAt.putIfAbsent(Lsn.parse(head), System.nanoTime());
+    if (storedAt.size() > 100_000) {
+      storedAt.pollFirstEntry(); // nothing acknowledges any more: keep memory bounded
     }
   }
 
   public CheckpointWriter timed(CheckpointWriter writer) {
-    return (head, writes) -> TimedReplicationSource.timed(storageWrite, writer.store(head, writes));
+    return (head, writes) -> TimedReplicationSource.timed(storageWrite, writer.store(head, writes))
+        .onSuccess(stored -> batchStored(head));
   }
 }
