@@ -50,6 +50,7 @@ public final class Ackpoint {
     List<String> deployments = new ArrayList<>();
     AckpointMetrics metrics = new AckpointMetrics();
     HttpQueues queues = HttpQueues.of(config.http());
+    metrics.bind(queues);
     BatcherVerticle batcher = new BatcherVerticle(
         () -> source(vertx, config),
         () -> storage(vertx, config),

@@ -10,6 +10,11 @@ public final class EventBusAddresses {
   /** Publish: {@code {"user_id" (full),"write_checkpoint","position","checkpoint"}} once replication passed a checkpoint. */
   public static final String CHECKPOINT_REACHED = "ackpoint.checkpoint.reached";
 
+  /**
+   * Local: the HTTP verticles' own way to the batcher, with input they already validated: a
+   * {@code CheckpointCommand} in, a {@code CheckpointCreated} out, passed as records without JSON.
+   */
+  public static final String CHECKPOINT_SUBMIT = "ackpoint.internal.checkpoint.submit";
   /** Local: {@code {"user_id" (full)}} → {@code {"write_checkpoint"?,"checkpoint"}}, the latest acknowledged id. */
   public static final String CHECKPOINT_LATEST = "ackpoint.internal.checkpoint.latest";
   /** Local: reads a head, forces a marker, answers {@code {"checkpoint"}} once replication passed the head. */

@@ -50,7 +50,8 @@ public final class JwtAuthenticator {
   }
 
   static Future<JwtAuthenticator> create(Vertx vertx, AuthConfig config, Clock clock) {
-    RemoteJwks remote = config.jwksUri().isBlank() ? null : new RemoteJwks(vertx, config.jwksUri());
+    RemoteJwks remote = config.jwksUri().isBlank() ? null
+        : new RemoteJwks(vertx, config.jwksUri(), config.jwksRefreshInterval(), config.jwksFetchTimeout());
     JwtAuthenticator authenticator = new JwtAuthenticator(vertx, config, clock, remote);
     if (remote == null) {
       return Future.succeededFuture(authenticator);

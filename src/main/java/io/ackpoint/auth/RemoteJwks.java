@@ -8,42 +8,49 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonObject;
 
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
- * Keys published at a JWKS URI. Fetches are bounded by a timeout and rate-limited, so a flood of
- * tokens with made-up key ids cannot turn into a flood of requests to the key server, and a slow or
- * dead key server makes unknown keys fail fast while the keys already cached keep working.
+ * Keys published at a JWKS URI. Fetches are bounded by a timeout, shared while one is in flight, and
+ * rate-limited, so a flood of tokens with made-up key ids cannot turn into a flood of requests to
+ * the key server, and a slow or dead key server makes unknown keys fail within the timeout while the
+ * keys already known keep working. Used on one event loop only.
  */
 final class RemoteJwks {
 
-  private static final long MIN_REFRESH_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(30);
-  private static final long FETCH_TIMEOUT_MS = 5_000;
-
   private final HttpClient client;
   private final String uri;
+  private final long minRefreshNanos;
+  private final long timeoutMillis;
   private long lastFetchNanos;
   private boolean fetchedOnce;
+  private Future<List<JsonObject>> inFlight;
 
-  RemoteJwks(Vertx vertx, String uri) {
-    this.client = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout((int) FETCH_TIMEOUT_MS));
+  RemoteJwks(Vertx vertx, String uri, Duration minRefresh, Duration timeout) {
+    this.timeoutMillis = timeout.toMillis();
+    this.client = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout((int) timeoutMillis));
     this.uri = uri;
+    this.minRefreshNanos = minRefresh.toNanos();
   }
 
+  /** True when a fetch is in flight (join it) or the last one is old enough to fetch again. */
   boolean mayRefresh() {
-    return !fetchedOnce || System.nanoTime() - lastFetchNanos >= MIN_REFRESH_INTERVAL_NANOS;
+    return inFlight != null || !fetchedOnce || System.nanoTime() - lastFetchNanos >= minRefreshNanos;
   }
 
   Future<List<JsonObject>> fetch() {
+    if (inFlight != null) {
+      return inFlight;
+    }
     fetchedOnce = true;
     lastFetchNanos = System.nanoTime();
     RequestOptions request = new RequestOptions()
         .setMethod(HttpMethod.GET)
         .setAbsoluteURI(uri)
-        .setIdleTimeout(FETCH_TIMEOUT_MS)
+        .setIdleTimeout(timeoutMillis)
         .putHeader("accept", "application/json");
-    return client.request(request)
+    Future<List<JsonObject>> fetch = client.request(request)
         .compose(req -> req.send())
         .compose(resp -> {
           if (resp.statusCode() != 200) {
@@ -52,5 +59,7 @@ final class RemoteJwks {
           return resp.body();
         })
         .map(body -> KeySet.keysOf(new JsonObject(body)));
+    inFlight = fetch;
+    return fetch.onComplete(ar -> inFlight = null);
   }
 }

@@ -14,6 +14,7 @@ import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
 
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -32,6 +33,7 @@ public final class BatcherVerticle extends VerticleBase {
   private ReplicationSource source;
   private CheckpointStorage storage;
   private MessageConsumer<JsonObject> consumer;
+  private MessageConsumer<CheckpointCommand> submissions;
   private MessageConsumer<Void> health;
   private CheckpointBatcher batcher;
 
@@ -55,32 +57,41 @@ public final class BatcherVerticle extends VerticleBase {
       batcher = new CheckpointBatcher(context, new TimedReplicationSource(source, metrics), metrics.timed(storage),
           config.maxInFlightBatches(), config.enabled(), metrics);
       health = vertx.eventBus().localConsumer(EventBusAddresses.HEALTH, this::health);
-      consumer = vertx.eventBus().consumer(EventBusAddresses.CHECKPOINT_CREATE, mode == CheckpointMode.CUSTOM
-          ? BatcherVerticle::refuseInCustomMode
-          : msg -> handle(batcher, msg));
-      return consumer.completion();
+      vertx.eventBus().registerDefaultCodec(CheckpointCommand.class, new LocalCodec<>(CheckpointCommand.class));
+      vertx.eventBus().registerDefaultCodec(CheckpointCreated.class, new LocalCodec<>(CheckpointCreated.class));
+      consumer = vertx.eventBus().consumer(EventBusAddresses.CHECKPOINT_CREATE, this::create);
+      submissions = vertx.eventBus().localConsumer(EventBusAddresses.CHECKPOINT_SUBMIT,
+          msg -> reply(msg, submit(msg.body()), created -> created));
+      return Future.all(consumer.completion(), submissions.completion());
     });
   }
 
-  /** In custom mode the application owns the ids: Ackpoint creates none. */
-  private static void refuseInCustomMode(Message<JsonObject> msg) {
-    msg.reply(new AckpointException(409, "ACK_CUSTOM_CHECKPOINT_MODE",
-        "checkpoints.mode is custom: checkpoint ids are written by the application into its checkpoint table").toReplyException());
+  /** The public address: JSON in and out, validated here since any verticle may send anything. */
+  private void create(Message<JsonObject> msg) {
+    Future<CheckpointCreated> created;
+    try {
+      created = submit(parse(msg.body()));
+    } catch (AckpointException e) {
+      created = Future.failedFuture(e);
+    }
+    reply(msg, created, c -> new JsonObject()
+        .put("write_checkpoint", Long.toString(c.writeCheckpoint()))
+        .put("replication_head", c.replicationHead()));
   }
 
-  private static void handle(CheckpointBatcher batcher, Message<JsonObject> msg) {
-    CheckpointCommand command;
-    try {
-      command = parse(msg.body());
-    } catch (AckpointException e) {
-      msg.reply(e.toReplyException());
-      return;
+  private Future<CheckpointCreated> submit(CheckpointCommand command) {
+    if (mode == CheckpointMode.CUSTOM) {
+      // In custom mode the application owns the ids: Ackpoint creates none.
+      return Future.failedFuture(new AckpointException(409, "ACK_CUSTOM_CHECKPOINT_MODE",
+          "checkpoints.mode is custom: checkpoint ids are written by the application into its checkpoint table"));
     }
-    batcher.submit(command).onComplete(ar -> {
+    return batcher.submit(command);
+  }
+
+  private static <T> void reply(Message<?> msg, Future<CheckpointCreated> created, Function<CheckpointCreated, T> body) {
+    created.onComplete(ar -> {
       if (ar.succeeded()) {
-        msg.reply(new JsonObject()
-            .put("write_checkpoint", Long.toString(ar.result().writeCheckpoint()))
-            .put("replication_head", ar.result().replicationHead()));
+        msg.reply(body.apply(ar.result()));
       } else {
         msg.reply(AckpointException.from(ar.cause()).toReplyException());
       }
@@ -111,7 +122,11 @@ public final class BatcherVerticle extends VerticleBase {
   public Future<?> stop() {
     // Unregister first so no new command arrives; the batches in flight finish on their own
     // futures before the pools they use are closed.
-    Future<Void> unregistered = consumer == null ? Future.succeededFuture() : consumer.unregister();
+    Future<?> unregistered = consumer == null ? Future.succeededFuture()
+        : Future.all(consumer.unregister(), submissions.unregister()).andThen(ar -> {
+          vertx.eventBus().unregisterDefaultCodec(CheckpointCommand.class);
+          vertx.eventBus().unregisterDefaultCodec(CheckpointCreated.class);
+        });
     return unregistered
         .compose(v -> batcher == null ? Future.succeededFuture() : batcher.drained())
         .compose(v -> storage == null ? Future.succeededFuture() : storage.close())

@@ -29,7 +29,8 @@ public record AckpointConfig(
   public record QueueLimits(int concurrency, int maxQueueDepth) {
   }
 
-  public record AuthConfig(List<String> audiences, JsonObject jwks, String jwksUri, Duration clockSkew) {
+  public record AuthConfig(List<String> audiences, JsonObject jwks, String jwksUri, Duration jwksRefreshInterval,
+                           Duration jwksFetchTimeout, Duration clockSkew) {
   }
 
   public enum DatabaseType { EMBEDDED, POSTGRESQL, MONGODB }

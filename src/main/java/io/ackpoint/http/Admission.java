@@ -1,6 +1,5 @@
 package io.ackpoint.http;
 
-import io.ackpoint.metrics.AckpointMetrics;
 import io.vertx.core.Handler;
 import io.vertx.ext.web.RoutingContext;
 
@@ -8,11 +7,9 @@ import io.vertx.ext.web.RoutingContext;
 final class Admission implements Handler<RoutingContext> {
 
   private final RequestQueue queue;
-  private final AckpointMetrics metrics;
 
-  Admission(RequestQueue queue, AckpointMetrics metrics) {
+  Admission(RequestQueue queue) {
     this.queue = queue;
-    this.metrics = metrics;
   }
 
   @Override
@@ -28,7 +25,6 @@ final class Admission implements Handler<RoutingContext> {
       ctx.next();
     });
     if (admission == RequestQueue.Admission.REJECTED) {
-      metrics.rejected(queue.name());
       ctx.response().putHeader("Retry-After", "1");
       Responses.error(ctx.response(), 429, "ACK_TOO_MANY_REQUESTS",
           "too many concurrent " + queue.name() + " requests, retry later");

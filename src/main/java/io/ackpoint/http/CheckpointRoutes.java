@@ -3,6 +3,8 @@ package io.ackpoint.http;
 import io.ackpoint.AckpointException;
 import io.ackpoint.EventBusAddresses;
 import io.ackpoint.config.AckpointConfig.AcknowledgementConfig;
+import io.ackpoint.batch.CheckpointCommand;
+import io.ackpoint.batch.CheckpointCreated;
 import io.ackpoint.batch.CheckpointRequestValidation;
 import io.vertx.core.Future;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -47,46 +49,44 @@ final class CheckpointRoutes {
 
   void writeCheckpoint2(RoutingContext ctx) {
     String clientId = CheckpointRequestValidation.clientId(ctx.request().getParam("client_id"));
-    JsonObject command = new JsonObject().put("user_id", Authentication.user(ctx).userId());
-    if (clientId != null) {
-      command.put("client_id", clientId);
+    CheckpointCommand command = CheckpointCommand.generated(
+        CheckpointRequestValidation.fullUserId(Authentication.user(ctx).userId(), clientId));
+    respond(ctx, create(command).map(created -> new JsonObject()
+        .put("write_checkpoint", Long.toString(created.writeCheckpoint()))));
+  }
+
+  void checkpointRequest(RoutingContext ctx) {
+    CheckpointCommand command = checkpointRequestCommand(ctx);
+    long waitMillis = waitMillis(ctx.request().getParam("wait"));
+    if (waitMillis == 0) {
+      respond(ctx, create(command).map(created -> new JsonObject()
+          .put("checkpoint_request_id", Long.toString(created.writeCheckpoint()))));
+      return;
     }
-    create(command).onComplete(ar -> {
+    createAndAwait(ctx, command, waitMillis);
+  }
+
+  private static void respond(RoutingContext ctx, Future<JsonObject> data) {
+    data.onComplete(ar -> {
       if (ar.succeeded()) {
-        Responses.data(ctx.response(), new JsonObject().put("write_checkpoint", ar.result().getString("write_checkpoint")));
+        Responses.data(ctx.response(), ar.result());
       } else {
         Responses.error(ctx.response(), AckpointException.from(ar.cause()));
       }
     });
   }
 
-  void checkpointRequest(RoutingContext ctx) {
-    JsonObject command = checkpointRequestCommand(ctx);
-    long waitMillis = waitMillis(ctx.request().getParam("wait"));
-    if (waitMillis == 0) {
-      create(command).onComplete(ar -> {
-        if (ar.succeeded()) {
-          Responses.data(ctx.response(), new JsonObject().put("checkpoint_request_id", ar.result().getString("write_checkpoint")));
-        } else {
-          Responses.error(ctx.response(), AckpointException.from(ar.cause()));
-        }
-      });
-      return;
-    }
-    createAndAwait(ctx, command, waitMillis);
-  }
-
   /**
    * Beyond the reference: the answer comes once the checkpoint is acknowledged (or the wait is over),
    * with {@code "acknowledged": true|false}, saving a client the stream round trip.
    */
-  private void createAndAwait(RoutingContext ctx, JsonObject command, long waitMillis) {
-    String fullUserId = CheckpointRequestValidation.fullUserId(command.getString("user_id"), command.getString("client_id"));
+  private void createAndAwait(RoutingContext ctx, CheckpointCommand command, long waitMillis) {
+    String fullUserId = command.fullUserId();
     AckWaiter waiter = new AckWaiter(System.currentTimeMillis() + waitMillis);
     subscribers.add(fullUserId, waiter);
     ctx.addEndHandler(v -> waiter.cancel());
-    create(command).compose(created -> {
-      long id = Long.parseLong(created.getString("write_checkpoint"));
+    Future<JsonObject> answer = create(command).compose(created -> {
+      long id = created.writeCheckpoint();
       Future<String> acknowledged = waiter.until(id);
       // A retry of an already processed checkpoint produces no new acknowledgement: ask storage.
       StreamRoutes.latest(eventBus, fullUserId).onSuccess(latest -> {
@@ -102,14 +102,8 @@ final class CheckpointRoutes {
         }
         return data;
       });
-    }).onComplete(ar -> {
-      subscribers.remove(fullUserId, waiter);
-      if (ar.succeeded()) {
-        Responses.data(ctx.response(), ar.result());
-      } else {
-        Responses.error(ctx.response(), AckpointException.from(ar.cause()));
-      }
     });
+    respond(ctx, answer.andThen(ar -> subscribers.remove(fullUserId, waiter)));
   }
 
   private long waitMillis(String wait) {
@@ -126,18 +120,13 @@ final class CheckpointRoutes {
     return millis;
   }
 
-  private static JsonObject checkpointRequestCommand(RoutingContext ctx) {
+  private static CheckpointCommand checkpointRequestCommand(RoutingContext ctx) {
     JsonObject body = jsonBody(ctx);
     String clientId = CheckpointRequestValidation.clientId(body.getValue("client_id"));
     long id = CheckpointRequestValidation.checkpointRequestId(body.getValue("checkpoint_request_id"));
-    JsonObject command = new JsonObject()
-        .put("user_id", Authentication.user(ctx).userId())
-        .put("checkpoint_request_id", Long.toString(id));
-    if (clientId != null) {
-      command.put("client_id", clientId);
-    }
-    return command;
+    return CheckpointCommand.requested(CheckpointRequestValidation.fullUserId(Authentication.user(ctx).userId(), clientId), id);
   }
+
 
   static JsonObject jsonBody(RoutingContext ctx) {
     if (ctx.body() == null || ctx.body().isEmpty()) {
@@ -155,7 +144,8 @@ final class CheckpointRoutes {
     return object;
   }
 
-  private Future<JsonObject> create(JsonObject command) {
-    return eventBus.<JsonObject>request(EventBusAddresses.CHECKPOINT_CREATE, command, DELIVERY).map(msg -> msg.body());
+  /** Validated input goes to the batcher as a record on the internal address: no second parse. */
+  private Future<CheckpointCreated> create(CheckpointCommand command) {
+    return eventBus.<CheckpointCreated>request(EventBusAddresses.CHECKPOINT_SUBMIT, command, DELIVERY).map(msg -> msg.body());
   }
 }

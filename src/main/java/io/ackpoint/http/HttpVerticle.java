@@ -58,8 +58,8 @@ public final class HttpVerticle extends VerticleBase {
     Router router = Router.router(vertx);
     router.route().handler(this::measure);
     Authentication authentication = new Authentication(authenticator);
-    Admission checkpointing = new Admission(queues.checkpointing(), metrics);
-    Admission streaming = new Admission(queues.stream(), metrics);
+    Admission checkpointing = new Admission(queues.checkpointing());
+    Admission streaming = new Admission(queues.stream());
     CheckpointRoutes checkpoints = new CheckpointRoutes(vertx.eventBus(), subscribers, config.acknowledgement());
     StreamRoutes streams = new StreamRoutes(vertx.eventBus(), subscribers, config.acknowledgement().keepaliveInterval(),
         metrics.openStreams());
@@ -71,7 +71,7 @@ public final class HttpVerticle extends VerticleBase {
         .handler(checkpoints::writeCheckpoint2);
     router.post("/sync/checkpoint-request")
         .handler(body)
-        .handler(Http::requireJsonContentType)
+        .handler(HttpVerticle::requireJsonContentType)
         .handler(authentication)
         .handler(checkpointing)
         .handler(checkpoints::checkpointRequest);
@@ -82,7 +82,7 @@ public final class HttpVerticle extends VerticleBase {
         .handler(checkpoints::writeCheckpointLegacy);
     router.post("/sync/stream")
         .handler(body)
-        .handler(Http::requireJsonContentType)
+        .handler(HttpVerticle::requireJsonContentType)
         .handler(authentication)
         .handler(streaming)
         .handler(streams::syncStream);
@@ -94,7 +94,7 @@ public final class HttpVerticle extends VerticleBase {
     AdminRoutes admin = new AdminRoutes(vertx.eventBus(), config.adminToken());
     router.post("/admin/compact")
         .handler(admin::authorize)
-        .handler(new Admission(queues.api(), metrics))
+        .handler(new Admission(queues.api()))
         .handler(admin::compact);
 
     // An authenticated no-op: who the token says you are. Also the benchmark's reference for the
@@ -142,6 +142,19 @@ public final class HttpVerticle extends VerticleBase {
     Responses.error(request.response(), status, code, "the request could not be read: " + (status == 400 ? "malformed HTTP" : code));
   }
 
+  /** JSON routes take {@code application/json} (or no content type, as some clients send none). */
+  private static void requireJsonContentType(RoutingContext ctx) {
+    String type = ctx.request().getHeader(HttpHeaders.CONTENT_TYPE);
+    if (type != null) {
+      String mime = type.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+      if (!mime.equals("application/json") && !mime.isEmpty()) {
+        Responses.error(ctx.response(), 415, "ACK_UNSUPPORTED_MEDIA_TYPE", "the request body must be application/json");
+        return;
+      }
+    }
+    ctx.next();
+  }
+
   private void internalError(RoutingContext ctx) {
     Throwable failure = ctx.failure();
     if (failure instanceof AckpointException e) {
@@ -161,22 +174,4 @@ public final class HttpVerticle extends VerticleBase {
     return closed.eventually(() -> subscribers.stop());
   }
 
-  /** Small route handlers shared by the route groups. */
-  static final class Http {
-    private Http() {
-    }
-
-    /** JSON routes take {@code application/json} (or no content type, as some clients send none). */
-    static void requireJsonContentType(RoutingContext ctx) {
-      String type = ctx.request().getHeader(HttpHeaders.CONTENT_TYPE);
-      if (type != null) {
-        String mime = type.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
-        if (!mime.equals("application/json") && !mime.isEmpty()) {
-          Responses.error(ctx.response(), 415, "ACK_UNSUPPORTED_MEDIA_TYPE", "the request body must be application/json");
-          return;
-        }
-      }
-      ctx.next();
-    }
-  }
 }

@@ -1,6 +1,8 @@
 package io.ackpoint.metrics;
 
 import io.ackpoint.batch.CheckpointBatcher;
+import io.ackpoint.http.HttpQueues;
+import io.ackpoint.http.RequestQueue;
 import io.ackpoint.source.Lsn;
 import io.ackpoint.storage.CheckpointWriter;
 import io.micrometer.core.instrument.Counter;
@@ -15,6 +17,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -48,7 +51,6 @@ public final class AckpointMetrics implements CheckpointBatcher.BatchListener {
   private final Timer acknowledgementLatency;
   private final AtomicLong lastApplied = new AtomicLong();
   private final Map<String, Timer> requestTimers = new ConcurrentHashMap<>();
-  private final Map<String, Counter> rejections = new ConcurrentHashMap<>();
 
   public AckpointMetrics() {
     new JvmMemoryMetrics().bindTo(registry);
@@ -102,8 +104,13 @@ public final class AckpointMetrics implements CheckpointBatcher.BatchListener {
         .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
   }
 
-  public void rejected(String group) {
-    rejections.computeIfAbsent(group, g -> Counter.builder("ackpoint.http.rejected").tag("group", g).register(registry)).increment();
+  /** Requests refused (429), running and waiting, per route group, read from the queues themselves. */
+  public void bind(HttpQueues queues) {
+    for (RequestQueue queue : List.of(queues.checkpointing(), queues.stream(), queues.api())) {
+      FunctionCounter.builder("ackpoint.http.rejected", queue, RequestQueue::rejected).tag("group", queue.name()).register(registry);
+      Gauge.builder("ackpoint.http.running", queue, RequestQueue::running).tag("group", queue.name()).register(registry);
+      Gauge.builder("ackpoint.http.waiting", queue, RequestQueue::waiting).tag("group", queue.name()).register(registry);
+    }
   }
 
   public Timer headRead() {

@@ -3,12 +3,10 @@ package io.ackpoint.ack;
 import io.ackpoint.Ackpoint;
 import io.ackpoint.EventBusAddresses;
 import io.ackpoint.source.Lsn;
-import io.ackpoint.support.ApiClient;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.RunningAckpoint;
 import io.ackpoint.support.Sql;
 import io.ackpoint.support.StreamClient;
-import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestDatabase;
 import io.ackpoint.support.TestKeys;
 import io.vertx.core.Vertx;
@@ -31,9 +29,6 @@ class ExternalProgressTest {
 
   private Vertx vertx;
   private RunningAckpoint app;
-  private JsonObject config;
-  private ApiClient api;
-  private Sql sql;
   private String token;
   private String peekSlot;
 
@@ -46,55 +41,52 @@ class ExternalProgressTest {
       setup.query("SELECT pg_create_logical_replication_slot($1, 'test_decoding')", peekSlot);
     }
     app = RunningAckpoint.on(vertx, db, c -> c);
-    config = app.config;
-    api = app.api;
-    sql = app.sql;
     token = TestKeys.token(vertx, "u1");
   }
 
   @AfterEach
   void stop() {
     Await.result(app.ackpoint.close());
-    sql.query("SELECT pg_drop_replication_slot($1)", peekSlot);
-    sql.close();
+    app.sql.query("SELECT pg_drop_replication_slot($1)", peekSlot);
+    app.sql.close();
   }
 
   private long markers() {
-    return sql.count("SELECT count(*) FROM pg_logical_slot_peek_changes($1, NULL, NULL)"
+    return app.sql.count("SELECT count(*) FROM pg_logical_slot_peek_changes($1, NULL, NULL)"
         + " WHERE data LIKE 'message:%prefix: ackpoint%'", peekSlot);
   }
 
   /** Publishes the source's current position, as an external replication follower would. */
   private void publishCurrentPosition() {
-    String lsn = sql.query("SELECT pg_current_wal_lsn()::text").iterator().next().getString(0);
+    String lsn = app.sql.query("SELECT pg_current_wal_lsn()::text").iterator().next().getString(0);
     vertx.eventBus().publish(EventBusAddresses.REPLICATION_PROGRESS, new JsonObject().put("position", Lsn.format(lsn)));
   }
 
   @Test
   void aRetryOfAPendingRequestForcesAMarkerAgainAndARetryOfAProcessedOneForcesNone() {
-    api.checkpointRequest(token, "c1", "7");
+    app.api.checkpointRequest(token, "c1", "7");
     assertEquals(1, markers());
-    api.checkpointRequest(token, "c1", "7");
+    app.api.checkpointRequest(token, "c1", "7");
     assertEquals(2, markers(), "equal retry of a pending request: the lost marker is forced again");
-    api.checkpointRequest(token, "c1", "5");
+    app.api.checkpointRequest(token, "c1", "5");
     assertEquals(3, markers(), "stale retry of a pending request forces it too");
 
-    try (StreamClient stream = StreamClient.syncStream(vertx, TestAckpoint.portOf(config), token, "c1")) {
+    try (StreamClient stream = StreamClient.syncStream(vertx, app.port(), token, "c1")) {
       stream.next();
       stream.next();
       publishCurrentPosition();
       assertEquals("7", stream.nextMatching(l -> l.containsKey("checkpoint_diff"))
           .getJsonObject("checkpoint_diff").getString("write_checkpoint"));
     }
-    api.checkpointRequest(token, "c1", "7");
-    api.checkpointRequest(token, "c1", "5");
+    app.api.checkpointRequest(token, "c1", "7");
+    app.api.checkpointRequest(token, "c1", "5");
     assertEquals(3, markers(), "retries of a processed request force no marker");
   }
 
   @Test
   void progressFromAnotherVerticleAcknowledgesOnlyCheckpointsAtOrBeforeIt() {
-    api.checkpointRequest(token, "early", "1");
-    try (StreamClient early = StreamClient.syncStream(vertx, TestAckpoint.portOf(config), token, "early")) {
+    app.api.checkpointRequest(token, "early", "1");
+    try (StreamClient early = StreamClient.syncStream(vertx, app.port(), token, "early")) {
       early.next();
       early.next();
       publishCurrentPosition();
@@ -102,8 +94,8 @@ class ExternalProgressTest {
           .getJsonObject("checkpoint_diff").getString("write_checkpoint"));
     }
     // Stored after the published position was applied, and no later position comes: it waits.
-    api.checkpointRequest(token, "late", "1");
-    assertEquals(1, sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NULL AND user_id = 'u1/late'"));
-    assertEquals(0, sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NULL AND user_id = 'u1/early'"));
+    app.api.checkpointRequest(token, "late", "1");
+    assertEquals(1, app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NULL AND user_id = 'u1/late'"));
+    assertEquals(0, app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NULL AND user_id = 'u1/early'"));
   }
 }

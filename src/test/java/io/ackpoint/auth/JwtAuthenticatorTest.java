@@ -52,7 +52,8 @@ class JwtAuthenticatorTest {
   @Test
   void aVerifiedTokenKeepsBeingCheckedForExpiry(Vertx vertx) {
     MovingClock clock = new MovingClock();
-    AuthConfig config = new AuthConfig(List.of(TestKeys.AUDIENCE), TestKeys.jwks(), "", Duration.ofSeconds(5));
+    AuthConfig config = new AuthConfig(List.of(TestKeys.AUDIENCE), TestKeys.jwks(), "", Duration.ZERO,
+        Duration.ofSeconds(5), Duration.ofSeconds(5));
     JwtAuthenticator authenticator = Await.result(JwtAuthenticator.create(vertx, config, clock));
     long now = clock.now.getEpochSecond();
     String token = TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, TestKeys.claims("alice").put("exp", now + 60));
@@ -66,7 +67,8 @@ class JwtAuthenticatorTest {
   @Test
   void aTokenWithinTheClockSkewIsStillAccepted(Vertx vertx) {
     MovingClock clock = new MovingClock();
-    AuthConfig config = new AuthConfig(List.of(TestKeys.AUDIENCE), TestKeys.jwks(), "", Duration.ofSeconds(30));
+    AuthConfig config = new AuthConfig(List.of(TestKeys.AUDIENCE), TestKeys.jwks(), "", Duration.ZERO,
+        Duration.ofSeconds(5), Duration.ofSeconds(30));
     JwtAuthenticator authenticator = Await.result(JwtAuthenticator.create(vertx, config, clock));
     long now = clock.now.getEpochSecond();
     String expiredByTen = TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, TestKeys.claims("bob").put("exp", now - 10));

@@ -9,9 +9,7 @@ import java.awt.RenderingHints;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /** A two-panel PNG (throughput and p99 against connections), drawn with Java2D so the benchmark needs nothing else. */
 final class Chart {
@@ -33,12 +31,6 @@ final class Chart {
     g.setColor(Color.BLACK);
     g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 16));
     g.drawString(title, 20, 25);
-    Map<String, List<double[]>> left = new LinkedHashMap<>();
-    Map<String, List<double[]>> right = new LinkedHashMap<>();
-    for (Series s : series) {
-      left.put(s.name(), s.throughput());
-      right.put(s.name(), s.p99());
-    }
     panel(g, series, true, 60, 60, 460, 330, "successful requests/s");
     panel(g, series, false, 600, 60, 460, 330, "p99 latency (ms)");
     int x = 60;

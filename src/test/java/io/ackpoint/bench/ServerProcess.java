@@ -1,6 +1,5 @@
 package io.ackpoint.bench;
 
-import java.io.File;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -111,9 +110,5 @@ final class ServerProcess implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-  }
-
-  static File jar() {
-    return new File("target/ackpoint.jar");
   }
 }

@@ -1,7 +1,5 @@
 package io.ackpoint.bench;
 
-import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -11,7 +9,6 @@ import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.parsetools.RecordParser;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -39,7 +36,6 @@ final class StreamsAtScale {
     CountDownLatch opened = new CountDownLatch(n);
     CountDownLatch acknowledged = new CountDownLatch(n);
     long[] ackedAt = new long[n];
-    List<Future<?>> opening = new ArrayList<>();
     AtomicInteger inFlight = new AtomicInteger();
     for (int i = 0; i < n; i++) {
       int user = i;
@@ -47,7 +43,7 @@ final class StreamsAtScale {
         Thread.sleep(1); // pacing the client's connection opens, not waiting for a result
       }
       inFlight.incrementAndGet();
-      opening.add(client.request(new RequestOptions().setMethod(HttpMethod.POST).setURI("/sync/stream")
+      client.request(new RequestOptions().setMethod(HttpMethod.POST).setURI("/sync/stream")
               .putHeader("Authorization", "Token " + tokens.get(user)).putHeader("content-type", "application/json"))
           .compose(req -> req.send(Buffer.buffer("{\"client_id\":\"s\"}")))
           .onComplete(ar -> inFlight.decrementAndGet())
@@ -62,7 +58,7 @@ final class StreamsAtScale {
                 acknowledged.countDown();
               }
             }));
-          }));
+          });
     }
     if (!opened.await(5, TimeUnit.MINUTES)) {
       throw new IllegalStateException("only " + (n - opened.getCount()) + " streams opened");
@@ -77,8 +73,10 @@ final class StreamsAtScale {
     HttpClient requests = vertx.createHttpClient(new HttpClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(server.port),
         new PoolOptions().setHttp1MaxSize(256));
     long start = System.nanoTime();
-    Promise<Void> sent = Promise.promise();
-    sendAll(requests, tokens, 0, new AtomicInteger(), sent);
+    AtomicInteger next = new AtomicInteger();
+    for (int window = 0; window < 256; window++) {
+      sendNext(requests, tokens, next);
+    }
     boolean all = acknowledged.await(5, TimeUnit.MINUTES);
     long last = 0;
     for (long t : ackedAt) {
@@ -90,16 +88,8 @@ final class StreamsAtScale {
     return new Result(n, heapBefore, heapAfter, idleCpu, all ? (last - start) / 1e9 : Double.NaN, delivered);
   }
 
-  /** One checkpoint request per user, 256 at a time. */
-  private static void sendAll(HttpClient client, List<String> tokens, int from, AtomicInteger done, Promise<Void> finished) {
-    int window = 256;
-    AtomicInteger next = new AtomicInteger(from);
-    for (int w = 0; w < window; w++) {
-      sendNext(client, tokens, next, done, finished);
-    }
-  }
-
-  private static void sendNext(HttpClient client, List<String> tokens, AtomicInteger next, AtomicInteger done, Promise<Void> finished) {
+  /** One checkpoint request per user, 256 in flight at a time. */
+  private static void sendNext(HttpClient client, List<String> tokens, AtomicInteger next) {
     int i = next.getAndIncrement();
     if (i >= tokens.size()) {
       return;
@@ -108,11 +98,6 @@ final class StreamsAtScale {
             .putHeader("Authorization", "Token " + tokens.get(i)).putHeader("content-type", "application/json"))
         .compose(req -> req.send(Buffer.buffer("{\"client_id\":\"s\",\"checkpoint_request_id\":\"1\"}")))
         .compose(resp -> resp.body())
-        .onComplete(ar -> {
-          if (done.incrementAndGet() == tokens.size()) {
-            finished.tryComplete();
-          }
-          sendNext(client, tokens, next, done, finished);
-        });
+        .onComplete(ar -> sendNext(client, tokens, next));
   }
 }

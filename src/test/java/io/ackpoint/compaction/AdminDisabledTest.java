@@ -1,13 +1,9 @@
 package io.ackpoint.compaction;
 
-import io.ackpoint.Ackpoint;
 import io.ackpoint.support.ApiClient;
-import io.ackpoint.support.Await;
-import io.ackpoint.support.TestAckpoint;
-import io.ackpoint.support.TestDatabase;
+import io.ackpoint.support.RunningAckpoint;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -19,15 +15,11 @@ class AdminDisabledTest {
 
   @Test
   void withoutAnAdminTokenTheAdminRoutesAreForbidden(Vertx vertx) {
-    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
-    Ackpoint ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
-    try {
-      var response = ApiClient.send(new ApiClient(vertx, TestAckpoint.portOf(config))
-          .request(HttpMethod.POST, "/admin/compact").putHeader("Authorization", "Bearer anything"), null);
+    try (RunningAckpoint app = RunningAckpoint.fresh(vertx, config -> config)) {
+      var response = ApiClient.send(app.api.request(HttpMethod.POST, "/admin/compact")
+          .putHeader("Authorization", "Bearer anything"), null);
       assertEquals(403, response.statusCode());
       assertEquals("ACK_ADMIN_DISABLED", ApiClient.errorCode(response));
-    } finally {
-      Await.result(ackpoint.close());
     }
   }
 }

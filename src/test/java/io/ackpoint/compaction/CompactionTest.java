@@ -5,7 +5,6 @@ import io.ackpoint.source.Lsn;
 import io.ackpoint.support.ApiClient;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.RunningAckpoint;
-import io.ackpoint.support.Sql;
 import io.ackpoint.support.TestKeys;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -30,8 +29,6 @@ class CompactionTest {
 
   private Vertx vertx;
   private RunningAckpoint app;
-  private ApiClient api;
-  private Sql sql;
   private String token;
 
   @BeforeEach
@@ -41,8 +38,6 @@ class CompactionTest {
         .put("checkpoints", new JsonObject().put("request_retention", "1h"))
         .put("compaction", new JsonObject().put("interval", "1h").put("batch_size", 2))
         .put("admin", new JsonObject().put("token", ADMIN)));
-    api = app.api;
-    sql = app.sql;
     token = TestKeys.token(vertx, "u");
   }
 
@@ -53,16 +48,16 @@ class CompactionTest {
 
   /** Every checkpoint so far is processed, as if replication had passed them. */
   private void replicationPassesEverything() {
-    String lsn = Lsn.format(sql.query("SELECT pg_current_wal_lsn()::text").iterator().next().getString(0));
-    sql.query("UPDATE ackpoint_write_checkpoints SET processed_at_lsn = $1 WHERE processed_at_lsn IS NULL", lsn);
+    String lsn = Lsn.format(app.sql.query("SELECT pg_current_wal_lsn()::text").iterator().next().getString(0));
+    app.sql.query("UPDATE ackpoint_write_checkpoints SET processed_at_lsn = $1 WHERE processed_at_lsn IS NULL", lsn);
   }
 
   private void age(String user, String interval) {
-    sql.query("UPDATE ackpoint_write_checkpoints SET checkpoint_requested_at = now() - ($2::text)::interval WHERE user_id = $1", user, interval);
+    app.sql.query("UPDATE ackpoint_write_checkpoints SET checkpoint_requested_at = now() - ($2::text)::interval WHERE user_id = $1", user, interval);
   }
 
   private HttpResponse<Buffer> compact(String adminToken) {
-    var request = api.request(HttpMethod.POST, "/admin/compact");
+    var request = app.api.request(HttpMethod.POST, "/admin/compact");
     if (adminToken != null) {
       request.putHeader("Authorization", "Bearer " + adminToken);
     }
@@ -70,19 +65,19 @@ class CompactionTest {
   }
 
   private boolean exists(String user) {
-    return sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE user_id = $1", user) > 0;
+    return app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE user_id = $1", user) > 0;
   }
 
   @Test
   void expiredProcessedRequestsGoAndEverythingElseStays() {
-    api.checkpointRequest(token, "expired", "3");
-    api.checkpointRequest(token, "fresh", "3");
-    api.writeCheckpoint2(token, "generated");
+    app.api.checkpointRequest(token, "expired", "3");
+    app.api.checkpointRequest(token, "fresh", "3");
+    app.api.writeCheckpoint2(token, "generated");
     replicationPassesEverything();
-    api.checkpointRequest(token, "pending", "3");
+    app.api.checkpointRequest(token, "pending", "3");
     age("u/expired", "2 hours");
     age("u/pending", "2 hours");
-    sql.query("UPDATE ackpoint_write_checkpoints SET checkpoint_requested_at = NULL WHERE user_id = 'u/generated'");
+    app.sql.query("UPDATE ackpoint_write_checkpoints SET checkpoint_requested_at = NULL WHERE user_id = 'u/generated'");
 
     JsonObject report = data(compact(ADMIN));
     assertEquals(1, report.getLong("deleted"));
@@ -92,23 +87,23 @@ class CompactionTest {
 
   @Test
   void generatedRowsAreNeverDeletedHoweverOld() {
-    api.writeCheckpoint2(token, "old");
+    app.api.writeCheckpoint2(token, "old");
     replicationPassesEverything();
     // A generated row carries no request time at all: nothing can make it look expired.
-    assertEquals(0, sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE checkpoint_requested_at IS NOT NULL"));
+    assertEquals(0, app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE checkpoint_requested_at IS NOT NULL"));
     assertEquals(0, data(compact(ADMIN)).getLong("deleted"));
     assertTrue(exists("u/old"));
   }
 
   @Test
   void anEqualRetryRefreshesTheRetentionAndAStaleOneDoesNot() {
-    api.checkpointRequest(token, "retried", "5");
-    api.checkpointRequest(token, "stale", "5");
+    app.api.checkpointRequest(token, "retried", "5");
+    app.api.checkpointRequest(token, "stale", "5");
     replicationPassesEverything();
     age("u/retried", "2 hours");
     age("u/stale", "2 hours");
-    api.checkpointRequest(token, "retried", "5");
-    api.checkpointRequest(token, "stale", "4");
+    app.api.checkpointRequest(token, "retried", "5");
+    app.api.checkpointRequest(token, "stale", "4");
     assertEquals(1, data(compact(ADMIN)).getLong("deleted"));
     assertTrue(exists("u/retried"));
     assertTrue(!exists("u/stale"));
@@ -117,10 +112,10 @@ class CompactionTest {
   @Test
   void deletesRunInBoundedBatches() {
     for (int i = 0; i < 5; i++) {
-      api.checkpointRequest(token, "c" + i, "1");
+      app.api.checkpointRequest(token, "c" + i, "1");
     }
     replicationPassesEverything();
-    sql.query("UPDATE ackpoint_write_checkpoints SET checkpoint_requested_at = now() - interval '1 day'");
+    app.sql.query("UPDATE ackpoint_write_checkpoints SET checkpoint_requested_at = now() - interval '1 day'");
     JsonObject report = data(compact(ADMIN));
     assertEquals(5, report.getLong("deleted"));
     assertEquals(3, report.getInteger("batches"), "batch_size 2: 2 + 2 + 1");
@@ -136,7 +131,7 @@ class CompactionTest {
 
   @Test
   void compactionRunsOnTheEventBusToo() {
-    api.checkpointRequest(token, "bus", "1");
+    app.api.checkpointRequest(token, "bus", "1");
     replicationPassesEverything();
     age("u/bus", "3 hours");
     JsonObject report = Await.result(vertx.eventBus().<JsonObject>request(EventBusAddresses.COMPACTION_RUN, null)).body();

@@ -25,8 +25,6 @@ class CustomModeTest {
 
   private Vertx vertx;
   private RunningAckpoint app;
-  private JsonObject config;
-  private Sql sql;
   private String token;
 
   @BeforeEach
@@ -41,8 +39,6 @@ class CustomModeTest {
     app = RunningAckpoint.on(vertx, db, c -> TestAckpoint.withFollower(c)
         .put("checkpoints", new JsonObject().put("mode", "custom"))
         .put("custom", new JsonObject().put("request_column", "is_request")));
-    config = app.config;
-    sql = app.sql;
     token = TestKeys.token(vertx, "app-user");
   }
 
@@ -58,37 +54,37 @@ class CustomModeTest {
 
   @Test
   void aCustomCheckpointWrittenIntoTheSourceTableIsAcknowledgedOnTheStream() {
-    try (StreamClient stream = StreamClient.syncStream(vertx, TestAckpoint.portOf(config), token, "c1")) {
+    try (StreamClient stream = StreamClient.syncStream(vertx, app.port(), token, "c1")) {
       stream.next();
       stream.next();
-      sql.query("INSERT INTO checkpoints (user_id, checkpoint, client_id) VALUES ('app-user', 41, 'c1'), ('someone-else', 99, 'c1')");
+      app.sql.query("INSERT INTO checkpoints (user_id, checkpoint, client_id) VALUES ('app-user', 41, 'c1'), ('someone-else', 99, 'c1')");
       assertEquals("41", acknowledged(stream.nextMatching(l -> l.containsKey("checkpoint_diff"))));
-      sql.query("UPDATE checkpoints SET checkpoint = 42 WHERE user_id = 'app-user'");
+      app.sql.query("UPDATE checkpoints SET checkpoint = 42 WHERE user_id = 'app-user'");
       assertEquals("42", acknowledged(stream.nextMatching(l -> l.containsKey("checkpoint_diff"))));
     }
-    assertNull(sql.query("SELECT checkpoint_requested_at FROM ackpoint_write_checkpoints WHERE user_id = 'app-user/c1'")
+    assertNull(app.sql.query("SELECT checkpoint_requested_at FROM ackpoint_write_checkpoints WHERE user_id = 'app-user/c1'")
         .iterator().next().getValue(0), "a persistent custom checkpoint is never compacted");
   }
 
   @Test
   void requestFlaggedRowsAreTemporary() {
-    try (StreamClient stream = StreamClient.syncStream(vertx, TestAckpoint.portOf(config), token, "c2")) {
+    try (StreamClient stream = StreamClient.syncStream(vertx, app.port(), token, "c2")) {
       stream.next();
       stream.next();
-      sql.query("INSERT INTO checkpoints (user_id, checkpoint, client_id, is_request) VALUES ('app-user', 7, 'c2', true)");
+      app.sql.query("INSERT INTO checkpoints (user_id, checkpoint, client_id, is_request) VALUES ('app-user', 7, 'c2', true)");
       assertEquals("7", acknowledged(stream.nextMatching(l -> l.containsKey("checkpoint_diff"))));
     }
-    assertNotNull(sql.query("SELECT checkpoint_requested_at FROM ackpoint_write_checkpoints WHERE user_id = 'app-user/c2'")
+    assertNotNull(app.sql.query("SELECT checkpoint_requested_at FROM ackpoint_write_checkpoints WHERE user_id = 'app-user/c2'")
         .iterator().next().getValue(0));
   }
 
   @Test
   void theGeneratedIdRoutesRefuseWithAClearError() {
-    ApiClient api = new ApiClient(vertx, TestAckpoint.portOf(config));
-    var generated = api.writeCheckpoint2(token, "c1");
+    ApiClient api = new ApiClient(vertx, app.port());
+    var generated = app.api.writeCheckpoint2(token, "c1");
     assertEquals(409, generated.statusCode());
     assertEquals("ACK_CUSTOM_CHECKPOINT_MODE", ApiClient.errorCode(generated));
-    assertEquals(409, api.checkpointRequest(token, "c1", "5").statusCode());
-    assertEquals(0, sql.checkpointRows());
+    assertEquals(409, app.api.checkpointRequest(token, "c1", "5").statusCode());
+    assertEquals(0, app.sql.checkpointRows());
   }
 }

@@ -1,11 +1,9 @@
 package io.ackpoint.http;
 
 import io.ackpoint.support.Await;
-import io.ackpoint.Ackpoint;
 import io.ackpoint.support.ApiClient;
+import io.ackpoint.support.RunningAckpoint;
 import io.ackpoint.support.Sql;
-import io.ackpoint.support.TestAckpoint;
-import io.ackpoint.support.TestDatabase;
 import io.ackpoint.support.TestKeys;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -34,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class AuthenticationTest {
 
   private static Vertx vertx;
-  private static Ackpoint ackpoint;
+  private static RunningAckpoint app;
   private static ApiClient api;
   private static Sql sql;
   private static KeyPair rsa;
@@ -45,19 +43,18 @@ class AuthenticationTest {
     KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
     generator.initialize(2048);
     rsa = generator.generateKeyPair();
-    String db = TestDatabase.freshDatabase();
-    JsonObject config = TestAckpoint.configJson(db);
     // An RS256 key beside the HS256 one, to show that neither can stand in for the other.
-    config.getJsonObject("auth").getJsonObject("jwks").getJsonArray("keys").add(rsaJwk((RSAPublicKey) rsa.getPublic()));
-    ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
-    api = new ApiClient(vertx, config.getJsonObject("http").getInteger("port"));
-    sql = new Sql(vertx, db);
+    app = RunningAckpoint.fresh(vertx, config -> {
+      config.getJsonObject("auth").getJsonObject("jwks").getJsonArray("keys").add(rsaJwk((RSAPublicKey) rsa.getPublic()));
+      return config;
+    });
+    api = app.api;
+    sql = app.sql;
   }
 
   @AfterAll
   static void stop() {
-    sql.close();
-    Await.result(ackpoint.close());
+    app.close();
     Await.result(vertx.close());
   }
 

@@ -1,11 +1,9 @@
 package io.ackpoint.http;
 
 import io.ackpoint.support.Await;
-import io.ackpoint.Ackpoint;
 import io.ackpoint.support.ApiClient;
+import io.ackpoint.support.RunningAckpoint;
 import io.ackpoint.support.Sql;
-import io.ackpoint.support.TestAckpoint;
-import io.ackpoint.support.TestDatabase;
 import io.ackpoint.support.TestKeys;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -26,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class CheckpointRequestValidationTest {
 
   private static Vertx vertx;
-  private static Ackpoint ackpoint;
+  private static RunningAckpoint app;
   private static ApiClient api;
   private static Sql sql;
   private static String token;
@@ -34,18 +32,15 @@ class CheckpointRequestValidationTest {
   @BeforeAll
   static void start() {
     vertx = Vertx.vertx();
-    String db = TestDatabase.freshDatabase();
-    var config = TestAckpoint.configJson(db);
-    ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
-    api = new ApiClient(vertx, config.getJsonObject("http").getInteger("port"));
-    sql = new Sql(vertx, db);
+    app = RunningAckpoint.fresh(vertx, config -> config);
+    api = app.api;
+    sql = app.sql;
     token = TestKeys.token(vertx, "validator");
   }
 
   @AfterAll
   static void stop() {
-    sql.close();
-    Await.result(ackpoint.close());
+    app.close();
     Await.result(vertx.close());
   }
 
