@@ -104,19 +104,19 @@ public final class Ackpoint {
   }
 
   private static Future<ReplicationSource> source(Vertx vertx, AckpointConfig config) {
-    Pool pool = PgPools.create(vertx, config.source().uri(), config.source().poolSize(), "ackpoint-source");
+    Pool pool = PgPools.create(vertx, config.source(), "ackpoint-source");
     return PgReplicationSource.create(pool).map(s -> (ReplicationSource) s)
         .onFailure(e -> pool.close());
   }
 
   private static Future<CheckpointStorage> storage(Vertx vertx, AckpointConfig config) {
-    Pool pool = PgPools.create(vertx, config.storage().uri(), config.storage().poolSize(), "ackpoint-storage");
+    Pool pool = PgPools.create(vertx, config.storage(), "ackpoint-storage");
     return Future.succeededFuture(new PgCheckpointStorage(pool));
   }
 
   /** Schema migrations run once per start, before any verticle touches storage. */
   private static Future<Void> migrate(Vertx vertx, AckpointConfig config) {
-    Pool pool = PgPools.create(vertx, config.storage().uri(), 1, "ackpoint-migrations");
+    Pool pool = PgPools.create(vertx, config.storage(), 1, "ackpoint-migrations");
     return PgMigrations.migrate(pool)
         .recover(e -> Future.failedFuture(AckpointException.storageUnavailable(e)))
         .eventually(pool::close)

@@ -5,9 +5,15 @@ public final class EventBusAddresses {
 
   /** Request-reply: {@code {"user_id","client_id"?,"checkpoint_request_id"?}} → {@code {"write_checkpoint","replication_head"}}. */
   public static final String CHECKPOINT_CREATE = "ackpoint.checkpoint.create";
-  /** Publish: {@code {"position"}}, replication observed at that position (from the follower or another verticle). */
+  /**
+   * Publish: {@code {"position"}}, replication observed at that position, from another verticle (an
+   * external follower). Validated: a position beyond the source's head is rejected.
+   */
   public static final String REPLICATION_PROGRESS = "ackpoint.replication.progress";
-  /** Publish: {@code {"user_id" (full),"write_checkpoint","position","checkpoint"}} once replication passed a checkpoint. */
+  /**
+   * Publish: {@code {"user_id","client_id"?,"write_checkpoint","position","checkpoint"}} once replication
+   * passed a checkpoint; {@code client_id} is absent for a user without one.
+   */
   public static final String CHECKPOINT_REACHED = "ackpoint.checkpoint.reached";
 
   /**
@@ -15,7 +21,9 @@ public final class EventBusAddresses {
    * {@code CheckpointCommand} in, a {@code CheckpointCreated} out, passed as records without JSON.
    */
   public static final String CHECKPOINT_SUBMIT = "ackpoint.internal.checkpoint.submit";
-  /** Local: {@code {"user_id" (full)}} → {@code {"write_checkpoint"?,"checkpoint"}}, the latest acknowledged id. */
+  /** Local: the built-in follower's observed positions, as strings; trusted, since they come from the slot itself. */
+  public static final String POSITION_OBSERVED = "ackpoint.internal.replication.observed";
+  /** Local: {@code {"user_id","client_id"?}} → {@code {"write_checkpoint"?,"checkpoint"}}, the latest acknowledged id. */
   public static final String CHECKPOINT_LATEST = "ackpoint.internal.checkpoint.latest";
   /** Local: reads a head, forces a marker, answers {@code {"checkpoint"}} once replication passed the head. */
   public static final String HEAD_AWAIT = "ackpoint.internal.head.await";

@@ -84,23 +84,36 @@ public final class AckEngine {
         vertx.setTimer(RETRY_MS, id -> apply());
         return;
       }
-      observed = target;
-      metrics.positionApplied(target);
-      metrics.acknowledgementApplied(Duration.ofNanos(System.nanoTime() - started), ar.result().size());
-      long checkpoint = checkpoints.next(target);
-      for (Reached r : ar.result()) {
-        vertx.eventBus().publish(EventBusAddresses.CHECKPOINT_REACHED, new JsonObject()
-            .put("user_id", r.userId())
-            .put("write_checkpoint", Long.toString(r.writeCheckpoint()))
-            .put("position", target)
-            .put("checkpoint", Long.toString(checkpoint)));
+      try {
+        acknowledged(target, ar.result(), System.nanoTime() - started);
+      } catch (RuntimeException e) {
+        // The rows are marked; whatever went wrong telling about them must not stop later positions.
+        LOG.error("could not publish the acknowledgements of position {}", target, e);
       }
-      releaseHeadWaiters(checkpoint);
       applying = false;
       if (latest.compareTo(observed) > 0) {
         apply();
       }
     });
+  }
+
+  private void acknowledged(String position, List<Reached> reached, long nanos) {
+    observed = position;
+    metrics.positionApplied(position);
+    metrics.acknowledgementApplied(Duration.ofNanos(nanos), reached.size());
+    long checkpoint = checkpoints.next(position);
+    String sequence = Long.toString(checkpoint);
+    for (Reached r : reached) {
+      JsonObject event = new JsonObject().put("user_id", r.user().userId());
+      if (r.user().hasClientId()) {
+        event.put("client_id", r.user().clientId());
+      }
+      vertx.eventBus().publish(EventBusAddresses.CHECKPOINT_REACHED, event
+          .put("write_checkpoint", Long.toString(r.writeCheckpoint()))
+          .put("position", position)
+          .put("checkpoint", sequence));
+    }
+    releaseHeadWaiters(checkpoint);
   }
 
   /** Completes with the checkpoint sequence number once a position at or beyond {@code head} is applied. */

@@ -2,6 +2,7 @@ package io.ackpoint.ack;
 
 import io.ackpoint.AckpointException;
 import io.ackpoint.EventBusAddresses;
+import io.ackpoint.core.FullUserId;
 import io.ackpoint.config.AckpointConfig.AcknowledgementConfig;
 import io.ackpoint.metrics.AckpointMetrics;
 import io.ackpoint.source.CustomCheckpoints;
@@ -49,8 +50,10 @@ public final class AckVerticle extends VerticleBase {
     }).compose(s -> {
       source = s;
       engine = new AckEngine(vertx, storage, metrics);
+      ExternalProgress external = new ExternalProgress(vertx, source, engine::observe, metrics::progressRejected);
       var bus = vertx.eventBus();
-      consumers.add(bus.<JsonObject>consumer(EventBusAddresses.REPLICATION_PROGRESS, this::progress));
+      consumers.add(bus.consumer(EventBusAddresses.REPLICATION_PROGRESS, msg -> external.offer(msg.body())));
+      consumers.add(bus.<String>localConsumer(EventBusAddresses.POSITION_OBSERVED, msg -> engine.observe(msg.body())));
       consumers.add(bus.<JsonObject>localConsumer(EventBusAddresses.CHECKPOINT_LATEST, this::latest));
       consumers.add(bus.<JsonObject>localConsumer(EventBusAddresses.CUSTOM_CHECKPOINTS, msg ->
           engine.custom(msg.body().getString("position"), CustomCheckpoints.checkpoints(msg.body()))));
@@ -59,16 +62,10 @@ public final class AckVerticle extends VerticleBase {
     });
   }
 
-  private void progress(Message<JsonObject> msg) {
-    if (msg.body() != null && msg.body().getValue("position") instanceof String position && !position.isEmpty()) {
-      engine.observe(position);
-    }
-  }
-
   private void latest(Message<JsonObject> msg) {
-    String userId = msg.body().getString("user_id");
     long checkpoint = engine.checkpoint();
-    storage.latestAcknowledged(userId).onComplete(ar -> {
+    FullUserId user = new FullUserId(msg.body().getString("user_id"), msg.body().getString("client_id"));
+    storage.latestAcknowledged(user).onComplete(ar -> {
       if (ar.failed()) {
         msg.reply(AckpointException.from(ar.cause()).toReplyException());
         return;

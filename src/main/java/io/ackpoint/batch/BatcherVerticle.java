@@ -2,6 +2,7 @@ package io.ackpoint.batch;
 
 import io.ackpoint.AckpointException;
 import io.ackpoint.EventBusAddresses;
+import io.ackpoint.core.FullUserId;
 import io.ackpoint.config.AckpointConfig.BatchingConfig;
 import io.ackpoint.config.AckpointConfig.CheckpointMode;
 import io.ackpoint.metrics.AckpointMetrics;
@@ -32,7 +33,7 @@ public final class BatcherVerticle extends VerticleBase {
   private final AckpointMetrics metrics;
   private ReplicationSource source;
   private CheckpointStorage storage;
-  private MessageConsumer<JsonObject> consumer;
+  private MessageConsumer<Object> consumer;
   private MessageConsumer<CheckpointCommand> submissions;
   private MessageConsumer<Void> health;
   private CheckpointBatcher batcher;
@@ -55,7 +56,7 @@ public final class BatcherVerticle extends VerticleBase {
     }).compose(s -> {
       storage = s;
       batcher = new CheckpointBatcher(context, new TimedReplicationSource(source, metrics), metrics.timed(storage),
-          config.maxInFlightBatches(), config.enabled(), metrics);
+          config, metrics);
       health = vertx.eventBus().localConsumer(EventBusAddresses.HEALTH, this::health);
       vertx.eventBus().registerDefaultCodec(CheckpointCommand.class, new LocalCodec<>(CheckpointCommand.class));
       vertx.eventBus().registerDefaultCodec(CheckpointCreated.class, new LocalCodec<>(CheckpointCreated.class));
@@ -67,10 +68,10 @@ public final class BatcherVerticle extends VerticleBase {
   }
 
   /** The public address: JSON in and out, validated here since any verticle may send anything. */
-  private void create(Message<JsonObject> msg) {
+  private void create(Message<Object> msg) {
     Future<CheckpointCreated> created;
     try {
-      created = submit(parse(msg.body()));
+      created = submit(parse(msg.body() instanceof JsonObject json ? json : null));
     } catch (AckpointException e) {
       created = Future.failedFuture(e);
     }
@@ -107,15 +108,15 @@ public final class BatcherVerticle extends VerticleBase {
   }
 
   static CheckpointCommand parse(JsonObject body) {
-    if (body == null || !(body.getValue("user_id") instanceof String userId) || userId.isEmpty()) {
-      throw AckpointException.badRequest("ACK_INVALID_USER_ID", "user_id must be a non-empty string");
+    if (body == null) {
+      throw AckpointException.badRequest("ACK_INVALID_JSON", "the message body must be a JSON object");
     }
-    String fullUserId = CheckpointRequestValidation.fullUserId(userId,
+    FullUserId user = CheckpointRequestValidation.fullUserId(body.getValue("user_id"),
         CheckpointRequestValidation.clientId(body.getValue("client_id")));
     Object requested = body.getValue("checkpoint_request_id");
     return requested == null
-        ? CheckpointCommand.generated(fullUserId)
-        : CheckpointCommand.requested(fullUserId, CheckpointRequestValidation.checkpointRequestId(requested));
+        ? CheckpointCommand.generated(user)
+        : CheckpointCommand.requested(user, CheckpointRequestValidation.checkpointRequestId(requested));
   }
 
   @Override

@@ -1,11 +1,15 @@
 package io.ackpoint.batch;
 
 import io.ackpoint.AckpointException;
+import io.ackpoint.config.AckpointConfig.BatchingConfig;
+import io.ackpoint.core.FullUserId;
 import io.ackpoint.source.MarkerDecision;
 import io.ackpoint.source.ReplicationSource;
 import io.ackpoint.storage.CheckpointWriter;
 import io.ackpoint.storage.CheckpointWrite;
+import io.ackpoint.storage.IsolatingWriter;
 import io.ackpoint.storage.StoredBatch;
+import io.ackpoint.storage.WriteOutcome;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -16,10 +20,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 
 /**
  * Groups checkpoint commands into batches: per batch one head read, one storage write and at most
  * one marker. All methods run on the batcher's event loop, so no state here needs a lock.
+ *
+ * <p>What waits is bounded: at most {@code max_pending} commands wait for a batch (beyond that a
+ * command fails at once, 503), a command still waiting when its caller's time is up is dropped
+ * unseen by storage, and a batch that outlives every caller's time fails instead of holding one of
+ * the in-flight slots.
  */
 public final class CheckpointBatcher {
 
@@ -27,8 +38,9 @@ public final class CheckpointBatcher {
   private final ReplicationSource source;
   private final CheckpointWriter storage;
   private final BatchListener listener;
-  private final int maxInFlight;
-  private final boolean batching;
+  private final BatchingConfig config;
+  private final long requestTimeoutNanos;
+  private final LongSupplier nanoClock;
 
   private List<Waiting> pending = new ArrayList<>();
   private int inFlight;
@@ -36,24 +48,36 @@ public final class CheckpointBatcher {
   private Promise<Void> drained;
 
   public CheckpointBatcher(Context context, ReplicationSource source, CheckpointWriter storage,
-                           int maxInFlight, boolean batching, BatchListener listener) {
+                           BatchingConfig config, BatchListener listener) {
+    this(context, source, storage, config, listener, System::nanoTime);
+  }
+
+  CheckpointBatcher(Context context, ReplicationSource source, CheckpointWriter storage,
+                    BatchingConfig config, BatchListener listener, LongSupplier nanoClock) {
+    this.nanoClock = nanoClock;
     this.context = (ContextInternal) context;
     this.source = source;
-    this.storage = storage;
-    this.maxInFlight = maxInFlight;
-    this.batching = batching;
+    this.storage = new IsolatingWriter(storage);
+    this.config = config;
+    this.requestTimeoutNanos = config.requestTimeout().toNanos();
     this.listener = listener;
   }
 
   /** Must be called on the batcher's context. */
   public Future<CheckpointCreated> submit(CheckpointCommand command) {
     Promise<CheckpointCreated> promise = context.promise();
-    if (!batching) {
+    Waiting waiting = new Waiting(command, promise, nanoClock.getAsLong() + requestTimeoutNanos);
+    if (!config.enabled()) {
       // The no-batching baseline: every request is its own batch, bounded only by the pools.
-      run(List.of(new Waiting(command, promise)));
+      run(List.of(waiting));
       return promise.future();
     }
-    pending.add(new Waiting(command, promise));
+    if (pending.size() >= config.maxPending()) {
+      promise.fail(new AckpointException(503, "ACK_BATCHER_OVERLOADED",
+          "too many checkpoint requests are waiting for a batch, retry later"));
+      return promise.future();
+    }
+    pending.add(waiting);
     scheduleDispatch();
     return promise.future();
   }
@@ -78,7 +102,7 @@ public final class CheckpointBatcher {
   }
 
   private void scheduleDispatch() {
-    if (dispatchScheduled || inFlight >= maxInFlight || pending.isEmpty()) {
+    if (dispatchScheduled || inFlight >= config.maxInFlightBatches() || pending.isEmpty()) {
       return;
     }
     dispatchScheduled = true;
@@ -91,24 +115,39 @@ public final class CheckpointBatcher {
 
   private void dispatch() {
     dispatchScheduled = false;
-    if (pending.isEmpty() || inFlight >= maxInFlight) {
+    if (pending.isEmpty() || inFlight >= config.maxInFlightBatches()) {
       return;
     }
-    List<Waiting> batch = pending;
+    List<Waiting> batch = new ArrayList<>(pending.size());
+    long now = nanoClock.getAsLong();
+    for (Waiting w : pending) {
+      if (now - w.deadlineNanos >= 0) {
+        // Its caller has stopped waiting (the event-bus request timed out): storage never sees it.
+        w.promise.fail(new AckpointException(503, "ACK_BATCHER_TIMEOUT", "the checkpoint request waited too long for a batch"));
+      } else {
+        batch.add(w);
+      }
+    }
     pending = new ArrayList<>();
+    if (batch.isEmpty()) {
+      signalDrained();
+      return;
+    }
     run(batch);
   }
 
   private void run(List<Waiting> batch) {
     inFlight++;
-    Map<String, Group> groups = collapse(batch);
+    Map<FullUserId, Group> groups = collapse(batch);
     List<CheckpointWrite> writes = new ArrayList<>(groups.size());
-    for (Map.Entry<String, Group> e : groups.entrySet()) {
-      writes.add(new CheckpointWrite(e.getKey(), e.getValue().requestedId));
+    for (Group g : groups.values()) {
+      writes.add(g.write());
     }
     listener.batchStarted(batch.size(), writes.size());
     long started = System.nanoTime();
     source.createReplicationHead(head -> storage.store(head, writes).map(stored -> new HeadedBatch(head, stored)))
+        // No caller of the batch waits longer than this; its in-flight slot is worth more to the next batch.
+        .timeout(requestTimeoutNanos, TimeUnit.NANOSECONDS)
         .onComplete(ar -> {
           inFlight--;
           listener.batchFinished(System.nanoTime() - started, ar.succeeded());
@@ -116,55 +155,97 @@ public final class CheckpointBatcher {
             complete(groups, ar.result());
           } else {
             // Never retried here: the clients retry, and a retry that matches a pending row forces the marker again.
-            AckpointException error = AckpointException.from(ar.cause());
+            AckpointException error = ar.cause() instanceof TimeoutException
+                ? new AckpointException(503, "ACK_STORAGE_TIMEOUT", "the checkpoint batch did not complete in time")
+                : AckpointException.from(ar.cause());
             for (Waiting w : batch) {
               w.promise.fail(error);
             }
           }
           scheduleDispatch();
-          if (drained != null && inFlight == 0 && pending.isEmpty()) {
-            drained.complete();
-            drained = null;
-          }
+          signalDrained();
         });
   }
 
-  private static void complete(Map<String, Group> groups, HeadedBatch outcome) {
-    for (Map.Entry<String, Group> e : groups.entrySet()) {
-      Long id = outcome.stored.checkpoints().get(e.getKey());
-      for (Promise<CheckpointCreated> p : e.getValue().promises) {
-        if (id == null) {
-          p.fail(new AckpointException(500, "ACK_INTERNAL", "storage returned no checkpoint for a user of the batch"));
-        } else {
-          p.complete(new CheckpointCreated(id, outcome.head));
-        }
+  private void signalDrained() {
+    if (drained != null && inFlight == 0 && pending.isEmpty()) {
+      drained.complete();
+      drained = null;
+    }
+  }
+
+  /** Each user's requests get their own outcome: one user's state never fails another's request. */
+  private static void complete(Map<FullUserId, Group> groups, HeadedBatch batch) {
+    for (Map.Entry<FullUserId, Group> e : groups.entrySet()) {
+      WriteOutcome outcome = batch.stored.outcomes().get(e.getKey());
+      Group g = e.getValue();
+      if (outcome instanceof WriteOutcome.Stored stored) {
+        g.generated.forEach(p -> p.complete(new CheckpointCreated(stored.generated(), batch.head)));
+        g.supplied.forEach(p -> p.complete(new CheckpointCreated(stored.checkpoint(), batch.head)));
+      } else if (outcome instanceof WriteOutcome.Exhausted exhausted) {
+        g.generated.forEach(p -> p.fail(new AckpointException(409, "ACK_CHECKPOINT_EXHAUSTED",
+            "the checkpoint id of this user and client is 9223372036854775807: no greater id can be generated")));
+        g.supplied.forEach(p -> p.complete(new CheckpointCreated(exhausted.checkpoint(), batch.head)));
+      } else if (outcome instanceof WriteOutcome.Contended) {
+        g.failAll(new AckpointException(503, "ACK_STORAGE_CONTENTION", "checkpoint storage is too contended for this user, retry"));
+      } else if (outcome instanceof WriteOutcome.Rejected rejected) {
+        g.failAll(new AckpointException(422, "ACK_CHECKPOINT_UNSTORABLE",
+            "checkpoint storage refused this user's checkpoint: " + rejected.reason()));
+      } else {
+        g.failAll(new AckpointException(500, "ACK_INTERNAL", "storage returned no outcome for a user of the batch"));
       }
     }
   }
 
   /**
-   * One write per full user id: generated commands are equivalent, of supplied ids the greatest
-   * wins, and a supplied id wins over generated ones (it already moves the user's checkpoint).
+   * One write per full user id. The collapse rule, which storage applies as the serial order
+   * "generated, then supplied": all generated requests of a user share one new id (they are
+   * equivalent), of the supplied ids the greatest stands for all (a lower one would be answered the
+   * greater stored id anyway), and the two kinds never change each other's answer beyond what that
+   * order gives. In particular a generated request always gets a new id, stored with this batch's
+   * head, even when a stale supplied id of the same user is in the batch.
    */
-  static Map<String, Group> collapse(List<Waiting> batch) {
-    Map<String, Group> groups = new LinkedHashMap<>();
+  static Map<FullUserId, Group> collapse(List<Waiting> batch) {
+    Map<FullUserId, Group> groups = new LinkedHashMap<>();
     for (Waiting w : batch) {
-      Group g = groups.computeIfAbsent(w.command.fullUserId(), k -> new Group());
-      Long id = w.command.requestedId();
-      if (id != null && (g.requestedId == null || id > g.requestedId)) {
-        g.requestedId = id;
-      }
-      g.promises.add(w.promise);
+      groups.computeIfAbsent(w.command.user(), Group::new).add(w);
     }
     return groups;
   }
 
-  record Waiting(CheckpointCommand command, Promise<CheckpointCreated> promise) {
+  record Waiting(CheckpointCommand command, Promise<CheckpointCreated> promise, long deadlineNanos) {
   }
 
   static final class Group {
-    Long requestedId;
-    final List<Promise<CheckpointCreated>> promises = new ArrayList<>(1);
+    final FullUserId user;
+    final List<Promise<CheckpointCreated>> generated = new ArrayList<>(1);
+    final List<Promise<CheckpointCreated>> supplied = new ArrayList<>(1);
+    Long greatestSupplied;
+
+    Group(FullUserId user) {
+      this.user = user;
+    }
+
+    void add(Waiting w) {
+      Long id = w.command.requestedId();
+      if (id == null) {
+        generated.add(w.promise);
+      } else {
+        supplied.add(w.promise);
+        if (greatestSupplied == null || id > greatestSupplied) {
+          greatestSupplied = id;
+        }
+      }
+    }
+
+    CheckpointWrite write() {
+      return new CheckpointWrite(user, !generated.isEmpty(), greatestSupplied);
+    }
+
+    void failAll(AckpointException error) {
+      generated.forEach(p -> p.fail(error));
+      supplied.forEach(p -> p.fail(error));
+    }
   }
 
   private record HeadedBatch(String head, StoredBatch stored) implements MarkerDecision {

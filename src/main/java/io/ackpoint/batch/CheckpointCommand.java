@@ -1,16 +1,22 @@
 package io.ackpoint.batch;
 
+import io.ackpoint.core.FullUserId;
+
 /**
  * A request to create a checkpoint for a full user id: generated ({@code requestedId == null}) or
  * with a client-supplied id.
  */
-public record CheckpointCommand(String fullUserId, Long requestedId) {
+public record CheckpointCommand(FullUserId user, Long requestedId) {
 
-  public static CheckpointCommand generated(String fullUserId) {
-    return new CheckpointCommand(fullUserId, null);
+  public static CheckpointCommand generated(FullUserId user) {
+    return new CheckpointCommand(user, null);
   }
 
-  public static CheckpointCommand requested(String fullUserId, long id) {
-    return new CheckpointCommand(fullUserId, id);
+  public static CheckpointCommand requested(FullUserId user, long id) {
+    return new CheckpointCommand(user, id);
+  }
+
+  public boolean isGenerated() {
+    return requestedId == null;
   }
 }

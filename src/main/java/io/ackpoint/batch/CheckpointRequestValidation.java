@@ -1,6 +1,7 @@
 package io.ackpoint.batch;
 
 import io.ackpoint.AckpointException;
+import io.ackpoint.core.FullUserId;
 
 /**
  * The input rules shared by the HTTP routes and the event-bus API: checkpoint request ids and client
@@ -10,7 +11,6 @@ public final class CheckpointRequestValidation {
 
   /** Integers beyond this cannot be represented exactly by JavaScript clients; they must be sent as strings. */
   public static final long MAX_SAFE_JSON_INTEGER = (1L << 53) - 1;
-  public static final int MAX_CLIENT_ID_LENGTH = 256;
 
   private CheckpointRequestValidation() {
   }
@@ -66,7 +66,10 @@ public final class CheckpointRequestValidation {
     return n;
   }
 
-  /** A client id is optional; when given, a string of at most 256 characters without control characters. */
+  /**
+   * A client id is optional; when given, a string of at most 256 characters without control
+   * characters or unpaired surrogates. An empty one is the same as none.
+   */
   public static String clientId(Object value) {
     if (value == null) {
       return null;
@@ -74,20 +77,23 @@ public final class CheckpointRequestValidation {
     if (!(value instanceof String s)) {
       throw AckpointException.badRequest("ACK_INVALID_CLIENT_ID", "client_id must be a string");
     }
-    if (s.length() > MAX_CLIENT_ID_LENGTH) {
-      throw AckpointException.badRequest("ACK_INVALID_CLIENT_ID", "client_id must be at most 256 characters");
-    }
-    for (int i = 0; i < s.length(); i++) {
-      if (Character.isISOControl(s.charAt(i))) {
-        throw AckpointException.badRequest("ACK_INVALID_CLIENT_ID", "client_id must not contain control characters");
-      }
+    String problem = FullUserId.clientIdProblem(s);
+    if (problem != null) {
+      throw AckpointException.badRequest("ACK_INVALID_CLIENT_ID", "client_id " + problem);
     }
     return s;
   }
 
-  /** {@code user_id} alone without a client id, else {@code user_id + "/" + client_id}. */
-  public static String fullUserId(String userId, String clientId) {
-    return clientId == null || clientId.isEmpty() ? userId : userId + "/" + clientId;
+  /** The full user id of a {@code user_id} given over the event bus and a validated client id. */
+  public static FullUserId fullUserId(Object userId, String clientId) {
+    if (!(userId instanceof String id)) {
+      throw AckpointException.badRequest("ACK_INVALID_USER_ID", "user_id must be a non-empty string");
+    }
+    String problem = FullUserId.userIdProblem(id);
+    if (problem != null) {
+      throw AckpointException.badRequest("ACK_INVALID_USER_ID", "user_id " + problem);
+    }
+    return new FullUserId(id, clientId);
   }
 
   private static AckpointException invalidId(String problem) {

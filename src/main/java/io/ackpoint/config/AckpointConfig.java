@@ -35,19 +35,29 @@ public record AckpointConfig(
 
   public enum DatabaseType { EMBEDDED, POSTGRESQL, MONGODB }
 
-  public record DatabaseConfig(DatabaseType type, String uri, int poolSize) {
+  /**
+   * How one database is reached. {@code statementTimeout} bounds every statement on the server;
+   * {@code connectTimeout} bounds opening a connection, so a database that is down fails requests
+   * quickly (503) instead of queueing them.
+   */
+  public record DatabaseConfig(DatabaseType type, String uri, int poolSize, Duration connectTimeout,
+                               Duration statementTimeout) {
 
     DatabaseConfig withEmbeddedUri(String embeddedUri) {
-      return type == DatabaseType.EMBEDDED ? new DatabaseConfig(type, embeddedUri, poolSize) : this;
+      return type == DatabaseType.EMBEDDED
+          ? new DatabaseConfig(type, embeddedUri, poolSize, connectTimeout, statementTimeout) : this;
     }
   }
 
   public record EmbeddedConfig(Path dataDir, int port) {
   }
 
-  /** How replication progress is followed. */
+  /**
+   * How replication progress is followed. Without the built-in follower, {@code progressTimeout} is
+   * how long Ackpoint stays ready without hearing of progress from another verticle.
+   */
   public record ReplicationConfig(boolean follower, String slotName, String publication,
-                                  Duration heartbeatInterval, Duration statusInterval) {
+                                  Duration heartbeatInterval, Duration statusInterval, Duration progressTimeout) {
   }
 
   /** Bounds of the waits on acknowledgements, and the stream keepalive. */
@@ -67,8 +77,11 @@ public record AckpointConfig(
   public record CompactionConfig(Duration interval, int batchSize) {
   }
 
-  /** {@code enabled = false} makes every request its own batch. */
-  public record BatchingConfig(boolean enabled, int maxInFlightBatches) {
+  /**
+   * {@code enabled = false} makes every request its own batch. At most {@code maxPending} requests
+   * wait for a batch; a request is given up after {@code requestTimeout}, and so is a batch.
+   */
+  public record BatchingConfig(boolean enabled, int maxInFlightBatches, int maxPending, Duration requestTimeout) {
   }
 
   /** This configuration with the embedded database's URI filled in wherever the embedded one is used. */

@@ -26,9 +26,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Builds the configuration from three layers: the built-in defaults (which also define the set of
@@ -40,6 +44,8 @@ public final class ConfigLoader {
   public static final String CONFIG_FILE_VARIABLE = "ACKPOINT_CONFIG";
   public static final Path DEFAULT_CONFIG_FILE = Path.of("conf", "ackpoint.yaml");
   private static final String ENV_PREFIX = "ACKPOINT_";
+  /** Variables with the prefix that are not configuration keys. */
+  private static final Set<String> NON_KEY_VARIABLES = Set.of(CONFIG_FILE_VARIABLE);
   private static final YAMLMapper YAML = new YAMLMapper();
 
   private ConfigLoader() {
@@ -63,8 +69,44 @@ public final class ConfigLoader {
     JsonObject defaults = defaults();
     JsonObject merged = defaults.copy();
     overlay(defaults, merged, fileLayer, "");
-    applyEnvironment(defaults, merged, env, "");
+    Set<String> known = new HashSet<>(NON_KEY_VARIABLES);
+    applyEnvironment(defaults, merged, env, "", known);
+    refuseUnknownVariables(env, known);
     return bind(new ConfigReader(merged));
+  }
+
+  /**
+   * A mistyped variable ({@code ACKPOINT_HTTP_PROT}) would otherwise be ignored in silence, and the
+   * service would run on a default the operator meant to change.
+   */
+  private static void refuseUnknownVariables(Map<String, String> env, Set<String> known) {
+    for (String variable : new TreeSet<>(env.keySet())) {
+      if (variable.startsWith(ENV_PREFIX) && !known.contains(variable)) {
+        String closest = known.stream().min(Comparator.comparingInt(k -> editDistance(k, variable))).orElseThrow();
+        throw new ConfigException(variable, "is not a configuration variable"
+            + (editDistance(closest, variable) <= 3 ? " (did you mean " + closest + "?)" : "")
+            + "; every key of src/main/resources/ackpoint-defaults.yaml has one, named ACKPOINT_ + its path");
+      }
+    }
+  }
+
+  private static int editDistance(String a, String b) {
+    int[] previous = new int[b.length() + 1];
+    int[] current = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      previous[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      current[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+      }
+      int[] swap = previous;
+      previous = current;
+      current = swap;
+    }
+    return previous[b.length()];
   }
 
   static JsonObject defaults() {
@@ -123,14 +165,16 @@ public final class ConfigLoader {
     }
   }
 
-  private static void applyEnvironment(JsonObject defaults, JsonObject target, Map<String, String> env, String prefix) {
+  private static void applyEnvironment(JsonObject defaults, JsonObject target, Map<String, String> env, String prefix,
+                                       Set<String> known) {
     for (String name : defaults.fieldNames()) {
       String key = prefix + name;
       Object defaultValue = defaults.getValue(name);
       if (isSection(defaultValue)) {
-        applyEnvironment((JsonObject) defaultValue, target.getJsonObject(name), env, key + ".");
+        applyEnvironment((JsonObject) defaultValue, target.getJsonObject(name), env, key + ".", known);
         continue;
       }
+      known.add(environmentVariable(key));
       String value = env.get(environmentVariable(key));
       if (value != null) {
         target.put(name, parseEnvironmentValue(key, defaultValue, value));
@@ -204,7 +248,8 @@ public final class ConfigLoader {
         database(r, "source"),
         database(r, "storage"),
         new EmbeddedConfig(Path.of(r.string("embedded.data_dir")), r.integer("embedded.port", 0, 65535)),
-        new BatchingConfig(r.bool("batching.enabled"), r.integer("batching.max_in_flight_batches", 1, 64)),
+        new BatchingConfig(r.bool("batching.enabled"), r.integer("batching.max_in_flight_batches", 1, 64),
+            r.integer("batching.max_pending", 1, 10_000_000), positive(r, "batching.request_timeout")),
         replication(r),
         new AcknowledgementConfig(
             r.duration("acknowledgement.legacy_timeout"),
@@ -286,7 +331,7 @@ public final class ConfigLoader {
       throw new ConfigException("replication.publication", "must be 1-63 characters of a-z, 0-9 and _");
     }
     return new ReplicationConfig(r.bool("replication.follower"), slot, publication, heartbeat,
-        r.duration("replication.status_interval"));
+        r.duration("replication.status_interval"), positive(r, "replication.progress_timeout"));
   }
 
   private static QueueLimits queue(ConfigReader r, String prefix) {
@@ -310,6 +355,7 @@ public final class ConfigLoader {
     if (type == DatabaseType.MONGODB) {
       throw new ConfigException(typeKey, "mongodb is not supported by this build yet");
     }
-    return new DatabaseConfig(type, uri, r.integer(prefix + ".pool_size", 1, 256));
+    return new DatabaseConfig(type, uri, r.integer(prefix + ".pool_size", 1, 256),
+        positive(r, prefix + ".connect_timeout"), positive(r, prefix + ".statement_timeout"));
   }
 }

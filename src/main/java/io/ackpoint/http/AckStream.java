@@ -8,6 +8,10 @@ import java.util.function.Consumer;
  * One open acknowledgement stream. Acknowledgements that arrive before the opening lines are kept
  * (only the greatest matters) and written right after them: the stream subscribes before it reads
  * the user's latest acknowledged id, so nothing can slip between the read and the subscription.
+ *
+ * <p>Invariant: the {@code write_checkpoint} a stream sends never decreases. An acknowledgement is
+ * written only if its id is greater than the last one written; an early one that the opening line
+ * already covers, or one of an older install's duplicate rows, is dropped.
  */
 final class AckStream implements AckSubscriber {
 
@@ -58,7 +62,7 @@ final class AckStream implements AckSubscriber {
       }
       return;
     }
-    if (sent != null && sent == writeCheckpoint) {
+    if (sent != null && writeCheckpoint <= sent) {
       return;
     }
     sent = writeCheckpoint;
@@ -68,6 +72,10 @@ final class AckStream implements AckSubscriber {
   @Override
   public void tick(long nowMillis) {
     if (nowMillis >= expiresAtMillis) {
+      if (opened) {
+        // Tells a PowerSync client to fetch new credentials now rather than after a failed reconnect.
+        write(format.keepalive(0));
+      }
       end();
     } else if (opened && nowMillis >= nextKeepaliveMillis) {
       nextKeepaliveMillis = nowMillis + keepaliveMillis;

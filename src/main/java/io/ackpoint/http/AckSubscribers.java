@@ -1,6 +1,7 @@
 package io.ackpoint.http;
 
 import io.ackpoint.EventBusAddresses;
+import io.ackpoint.core.FullUserId;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
@@ -21,7 +22,7 @@ final class AckSubscribers {
   private static final long SWEEP_MS = 1_000;
 
   private final Vertx vertx;
-  private final Map<String, List<AckSubscriber>> byUser = new HashMap<>();
+  private final Map<FullUserId, List<AckSubscriber>> byUser = new HashMap<>();
   private MessageConsumer<JsonObject> consumer;
   private long sweepTimer;
   private int size;
@@ -33,7 +34,7 @@ final class AckSubscribers {
   Future<Void> start() {
     consumer = vertx.eventBus().consumer(EventBusAddresses.CHECKPOINT_REACHED, msg -> {
       JsonObject body = msg.body();
-      List<AckSubscriber> subscribers = byUser.get(body.getString("user_id"));
+      List<AckSubscriber> subscribers = byUser.get(new FullUserId(body.getString("user_id"), body.getString("client_id")));
       if (subscribers == null) {
         return;
       }
@@ -48,12 +49,12 @@ final class AckSubscribers {
     return consumer.completion();
   }
 
-  void add(String userId, AckSubscriber subscriber) {
+  void add(FullUserId userId, AckSubscriber subscriber) {
     byUser.computeIfAbsent(userId, k -> new ArrayList<>(1)).add(subscriber);
     size++;
   }
 
-  void remove(String userId, AckSubscriber subscriber) {
+  void remove(FullUserId userId, AckSubscriber subscriber) {
     List<AckSubscriber> subscribers = byUser.get(userId);
     if (subscribers != null && subscribers.remove(subscriber)) {
       size--;

@@ -1,8 +1,10 @@
 package io.ackpoint.http;
 
+import io.ackpoint.auth.AuthFailure;
 import io.ackpoint.auth.AuthenticatedUser;
 import io.ackpoint.auth.AuthenticationException;
 import io.ackpoint.auth.JwtAuthenticator;
+import io.ackpoint.core.FullUserId;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.RoutingContext;
@@ -22,18 +24,30 @@ final class Authentication implements Handler<RoutingContext> {
     return ctx.get(USER);
   }
 
+  /** The authenticated sub with a client id the route already validated. */
+  static FullUserId fullUserId(RoutingContext ctx, String clientId) {
+    return new FullUserId(user(ctx).userId(), clientId);
+  }
+
   @Override
   public void handle(RoutingContext ctx) {
     authenticator.authenticate(ctx.request().getHeader(HttpHeaders.AUTHORIZATION)).onComplete(ar -> {
-      if (ar.succeeded()) {
+      if (ar.succeeded() && FullUserId.userIdProblem(ar.result().userId()) == null) {
         ctx.put(USER, ar.result());
         ctx.next();
+      } else if (ar.succeeded()) {
+        // A sub that storage could not hold exactly (or that could merge with another) is no identity.
+        unauthorized(ctx, AuthFailure.INVALID_SUBJECT);
       } else if (ar.cause() instanceof AuthenticationException e) {
-        ctx.response().putHeader("WWW-Authenticate", "Bearer");
-        Responses.error(ctx.response(), 401, e.reason().code(), e.reason().description());
+        unauthorized(ctx, e.reason());
       } else {
         ctx.fail(ar.cause());
       }
     });
+  }
+
+  private static void unauthorized(RoutingContext ctx, AuthFailure reason) {
+    ctx.response().putHeader("WWW-Authenticate", "Bearer");
+    Responses.error(ctx.response(), 401, reason.code(), reason.description());
   }
 }

@@ -6,6 +6,7 @@ import io.ackpoint.config.AckpointConfig.AcknowledgementConfig;
 import io.ackpoint.batch.CheckpointCommand;
 import io.ackpoint.batch.CheckpointCreated;
 import io.ackpoint.batch.CheckpointRequestValidation;
+import io.ackpoint.core.FullUserId;
 import io.vertx.core.Future;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.EventBus;
@@ -22,15 +23,16 @@ import java.time.Duration;
  */
 final class CheckpointRoutes {
 
-  private static final DeliveryOptions DELIVERY = new DeliveryOptions().setSendTimeout(30_000);
-
   private final EventBus eventBus;
   private final AckSubscribers subscribers;
   private final Duration maxWait;
   private final DeliveryOptions legacyDelivery;
+  private final DeliveryOptions delivery;
 
-  CheckpointRoutes(EventBus eventBus, AckSubscribers subscribers, AcknowledgementConfig config) {
+  /** {@code batcherTimeout}: how long a request waits for the batcher, which gives up on it at the same time. */
+  CheckpointRoutes(EventBus eventBus, AckSubscribers subscribers, AcknowledgementConfig config, Duration batcherTimeout) {
     this.eventBus = eventBus;
+    this.delivery = new DeliveryOptions().setSendTimeout(batcherTimeout.toMillis());
     this.subscribers = subscribers;
     this.maxWait = config.maxWait();
     this.legacyDelivery = new DeliveryOptions().setSendTimeout(config.legacyTimeout().toMillis() + 10_000);
@@ -49,8 +51,7 @@ final class CheckpointRoutes {
 
   void writeCheckpoint2(RoutingContext ctx) {
     String clientId = CheckpointRequestValidation.clientId(ctx.request().getParam("client_id"));
-    CheckpointCommand command = CheckpointCommand.generated(
-        CheckpointRequestValidation.fullUserId(Authentication.user(ctx).userId(), clientId));
+    CheckpointCommand command = CheckpointCommand.generated(Authentication.fullUserId(ctx, clientId));
     respond(ctx, create(command).map(created -> new JsonObject()
         .put("write_checkpoint", Long.toString(created.writeCheckpoint()))));
   }
@@ -81,7 +82,7 @@ final class CheckpointRoutes {
    * with {@code "acknowledged": true|false}, saving a client the stream round trip.
    */
   private void createAndAwait(RoutingContext ctx, CheckpointCommand command, long waitMillis) {
-    String fullUserId = command.fullUserId();
+    FullUserId fullUserId = command.user();
     AckWaiter waiter = new AckWaiter(System.currentTimeMillis() + waitMillis);
     subscribers.add(fullUserId, waiter);
     ctx.addEndHandler(v -> waiter.cancel());
@@ -124,7 +125,7 @@ final class CheckpointRoutes {
     JsonObject body = jsonBody(ctx);
     String clientId = CheckpointRequestValidation.clientId(body.getValue("client_id"));
     long id = CheckpointRequestValidation.checkpointRequestId(body.getValue("checkpoint_request_id"));
-    return CheckpointCommand.requested(CheckpointRequestValidation.fullUserId(Authentication.user(ctx).userId(), clientId), id);
+    return CheckpointCommand.requested(Authentication.fullUserId(ctx, clientId), id);
   }
 
 
@@ -146,6 +147,6 @@ final class CheckpointRoutes {
 
   /** Validated input goes to the batcher as a record on the internal address: no second parse. */
   private Future<CheckpointCreated> create(CheckpointCommand command) {
-    return eventBus.<CheckpointCreated>request(EventBusAddresses.CHECKPOINT_SUBMIT, command, DELIVERY).map(msg -> msg.body());
+    return eventBus.<CheckpointCreated>request(EventBusAddresses.CHECKPOINT_SUBMIT, command, delivery).map(msg -> msg.body());
   }
 }

@@ -60,7 +60,8 @@ public final class HttpVerticle extends VerticleBase {
     Authentication authentication = new Authentication(authenticator);
     Admission checkpointing = new Admission(queues.checkpointing());
     Admission streaming = new Admission(queues.stream());
-    CheckpointRoutes checkpoints = new CheckpointRoutes(vertx.eventBus(), subscribers, config.acknowledgement());
+    CheckpointRoutes checkpoints = new CheckpointRoutes(vertx.eventBus(), subscribers, config.acknowledgement(),
+        config.batching().requestTimeout());
     StreamRoutes streams = new StreamRoutes(vertx.eventBus(), subscribers, config.acknowledgement().keepaliveInterval(),
         metrics.openStreams());
     BodyHandler body = BodyHandler.create(false).setBodyLimit(config.http().bodyLimit());

@@ -22,6 +22,13 @@ final class Responses {
   }
 
   static void error(HttpServerResponse response, int status, String code, String description) {
+    if (response.ended() || response.closed()) {
+      return;
+    }
+    if (status == 503) {
+      // Unavailable for now, not for good: a PowerSync client retries after this anyway.
+      response.putHeader("Retry-After", "1");
+    }
     JsonObject error = new JsonObject()
         .put("code", code)
         .put("status", status)

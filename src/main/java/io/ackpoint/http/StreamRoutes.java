@@ -4,6 +4,7 @@ import io.ackpoint.AckpointException;
 import io.ackpoint.EventBusAddresses;
 import io.ackpoint.auth.AuthenticatedUser;
 import io.ackpoint.batch.CheckpointRequestValidation;
+import io.ackpoint.core.FullUserId;
 import io.vertx.core.Future;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.EventBus;
@@ -49,7 +50,7 @@ final class StreamRoutes {
 
   private void open(RoutingContext ctx, String clientId, StreamFormat format) {
     AuthenticatedUser user = Authentication.user(ctx);
-    String fullUserId = CheckpointRequestValidation.fullUserId(user.userId(), clientId);
+    FullUserId fullUserId = Authentication.fullUserId(ctx, clientId);
     HttpServerResponse response = ctx.response();
     response.setChunked(true)
         .putHeader(HttpHeaders.CONTENT_TYPE, format.contentType())
@@ -75,8 +76,9 @@ final class StreamRoutes {
   }
 
   /** The latest acknowledged id of a full user id ({@code write_checkpoint}, absent if none) and the checkpoint sequence. */
-  static Future<JsonObject> latest(EventBus eventBus, String fullUserId) {
-    return eventBus.<JsonObject>request(EventBusAddresses.CHECKPOINT_LATEST, new JsonObject().put("user_id", fullUserId), LOCAL)
+  static Future<JsonObject> latest(EventBus eventBus, FullUserId user) {
+    JsonObject query = new JsonObject().put("user_id", user.userId()).put("client_id", user.clientId());
+    return eventBus.<JsonObject>request(EventBusAddresses.CHECKPOINT_LATEST, query, LOCAL)
         .map(msg -> msg.body());
   }
 }

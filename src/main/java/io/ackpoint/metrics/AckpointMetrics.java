@@ -51,6 +51,7 @@ public final class AckpointMetrics implements CheckpointBatcher.BatchListener {
   private final Timer acknowledgementLatency;
   private final AtomicLong lastApplied = new AtomicLong();
   private final Map<String, Timer> requestTimers = new ConcurrentHashMap<>();
+  private final Counter progressRejected;
 
   public AckpointMetrics() {
     new JvmMemoryMetrics().bindTo(registry);
@@ -68,6 +69,8 @@ public final class AckpointMetrics implements CheckpointBatcher.BatchListener {
     acknowledgementLatency = Timer.builder("ackpoint.acknowledgement.latency")
         .description("from a batch stored to its checkpoints acknowledged").publishPercentileHistogram().register(registry);
     acknowledged = Counter.builder("ackpoint.acknowledged").description("checkpoints acknowledged").register(registry);
+    progressRejected = Counter.builder("ackpoint.replication.progress.rejected")
+        .description("progress messages from other verticles rejected as malformed or beyond the source's head").register(registry);
     Gauge.builder("ackpoint.batches.in.flight", batchesInFlight, AtomicInteger::get).register(registry);
     Gauge.builder("ackpoint.streams.open", openStreams, AtomicInteger::get).register(registry);
     FunctionCounter.builder("ackpoint.compaction.deleted", compactionDeletions, AtomicLong::get).register(registry);
@@ -128,6 +131,10 @@ public final class AckpointMetrics implements CheckpointBatcher.BatchListener {
   public void acknowledgementApplied(Duration took, int checkpoints) {
     acknowledgementApply.record(took);
     acknowledged.increment(checkpoints);
+  }
+
+  public void progressRejected() {
+    progressRejected.increment();
   }
 
   public AtomicInteger openStreams() {

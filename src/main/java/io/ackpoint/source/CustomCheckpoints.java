@@ -1,5 +1,6 @@
 package io.ackpoint.source;
 
+import io.ackpoint.core.FullUserId;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
@@ -15,7 +16,8 @@ public final class CustomCheckpoints {
   public static JsonObject toJson(String position, List<CustomCheckpoint> checkpoints) {
     JsonArray rows = new JsonArray();
     for (CustomCheckpoint c : checkpoints) {
-      rows.add(new JsonObject().put("user_id", c.userId()).put("checkpoint", Long.toString(c.checkpoint())).put("request", c.request()));
+      rows.add(new JsonObject().put("user_id", c.user().userId()).put("client_id", c.user().clientId())
+          .put("checkpoint", Long.toString(c.checkpoint())).put("request", c.request()));
     }
     return new JsonObject().put("position", position).put("checkpoints", rows);
   }
@@ -24,7 +26,8 @@ public final class CustomCheckpoints {
     List<CustomCheckpoint> out = new ArrayList<>();
     for (Object o : json.getJsonArray("checkpoints")) {
       JsonObject row = (JsonObject) o;
-      out.add(new CustomCheckpoint(row.getString("user_id"), Long.parseLong(row.getString("checkpoint")), row.getBoolean("request")));
+      out.add(new CustomCheckpoint(new FullUserId(row.getString("user_id"), row.getString("client_id")),
+          Long.parseLong(row.getString("checkpoint")), row.getBoolean("request")));
     }
     return out;
   }

@@ -24,6 +24,16 @@ public final class Lsn {
     return String.format("%08X/%08X", lsn >>> 32, lsn & 0xFFFFFFFFL);
   }
 
+  private static final java.util.regex.Pattern PG_LSN = java.util.regex.Pattern.compile("[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}");
+
+  /**
+   * A position given by someone else ({@code 16/B374D848} as PostgreSQL prints it, or already padded)
+   * in head form, or {@code null} when it is not an LSN at all.
+   */
+  public static String normalize(String position) {
+    return position != null && PG_LSN.matcher(position).matches() ? format(position.toUpperCase(java.util.Locale.ROOT)) : null;
+  }
+
   public static long parse(String head) {
     int slash = head.indexOf('/');
     return (Long.parseLong(head.substring(0, slash), 16) << 32) | Long.parseLong(head.substring(slash + 1), 16);

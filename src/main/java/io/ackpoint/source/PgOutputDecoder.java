@@ -1,6 +1,6 @@
 package io.ackpoint.source;
 
-import io.ackpoint.batch.CheckpointRequestValidation;
+import io.ackpoint.core.FullUserId;
 import io.ackpoint.config.AckpointConfig.CustomTable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -124,8 +124,18 @@ final class PgOutputDecoder {
       return;
     }
     String client = table.clientColumn() == null ? null : row.get(table.clientColumn());
+    // A row no client could ever ask about is skipped, not stored: one such row must not stop the
+    // stream for every other row after it.
+    String problem = id < 1 ? table.checkpointColumn() + " must be at least 1"
+        : FullUserId.userIdProblem(user) != null ? table.userColumn() + " " + FullUserId.userIdProblem(user)
+        : client != null && FullUserId.clientIdProblem(client) != null ? table.clientColumn() + " " + FullUserId.clientIdProblem(client)
+        : null;
+    if (problem != null) {
+      LOG.warn("ignoring a custom checkpoint row: {}", problem);
+      return;
+    }
     boolean request = table.requestColumn() != null && "t".equals(row.get(table.requestColumn()));
-    transaction.add(new CustomCheckpoint(CheckpointRequestValidation.fullUserId(user, client), id, request));
+    transaction.add(new CustomCheckpoint(new FullUserId(user, client), id, request));
   }
 
   /** Text values of a tuple; null for SQL NULL and for unchanged TOAST values. */

@@ -7,7 +7,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.WorkerExecutor;
-import io.vertx.core.json.JsonObject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,7 +82,7 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
             // Sent before the position, from this one thread: the engine stores them first.
             vertx.eventBus().send(EventBusAddresses.CUSTOM_CHECKPOINTS, CustomCheckpoints.toJson(observed.position(), observed.custom()));
           }
-          vertx.eventBus().publish(EventBusAddresses.REPLICATION_PROGRESS, new JsonObject().put("position", observed.position()));
+          vertx.eventBus().send(EventBusAddresses.POSITION_OBSERVED, observed.position());
           stream.confirm(observed.position());
         }
       } catch (SQLException | RuntimeException e) {

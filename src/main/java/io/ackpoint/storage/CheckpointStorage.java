@@ -1,5 +1,6 @@
 package io.ackpoint.storage;
 
+import io.ackpoint.core.FullUserId;
 import io.ackpoint.source.CustomCheckpoint;
 import io.vertx.core.Future;
 
@@ -12,18 +13,19 @@ public interface CheckpointStorage extends CheckpointWriter {
   /**
    * Stores custom checkpoints seen on the replication stream at {@code position}, as pending rows
    * at that position (the next {@link #markProcessed} acknowledges them). An id only ever grows;
-   * request rows get {@code checkpoint_requested_at}, persistent ones none.
+   * request rows get {@code checkpoint_requested_at}, persistent ones none. The future succeeds only
+   * once the rows are durable.
    */
   Future<Void> storeCustom(String position, List<CustomCheckpoint> checkpoints);
 
   /**
    * Marks every pending checkpoint whose head is at or before {@code position} as processed at it,
-   * in one statement, and answers those checkpoints.
+   * in one statement, and answers one {@link Reached} per full user id: the greatest id marked.
    */
   Future<List<Reached>> markProcessed(String position);
 
   /** The greatest acknowledged id of a full user id, or {@code null} if none is acknowledged. */
-  Future<Long> latestAcknowledged(String userId);
+  Future<Long> latestAcknowledged(FullUserId user);
 
   /**
    * Deletes at most {@code limit} client-requested checkpoints that were last requested before

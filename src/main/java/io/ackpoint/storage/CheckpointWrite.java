@@ -1,16 +1,29 @@
 package io.ackpoint.storage;
 
-/**
- * One full user id's share of a batch: a generated checkpoint ({@code requestedId == null}, the
- * stored id is incremented) or a client-supplied id (stored only if greater than the stored one).
- */
-public record CheckpointWrite(String userId, Long requestedId) {
+import io.ackpoint.core.FullUserId;
 
-  public static CheckpointWrite generated(String userId) {
-    return new CheckpointWrite(userId, null);
+/**
+ * One full user id's share of a batch, already collapsed: whether any of its requests wants a
+ * generated id, and the greatest client-supplied id among them ({@code null} when none).
+ *
+ * <p>Storage applies it as the serial order "generated first, then the supplied id": the generated
+ * id is the stored id plus one, whatever the supplied id is; the supplied id then replaces the row's
+ * id only if it is greater. Every request of the batch is thus answered as if it ran alone in that
+ * order, and no supplied id can hand a generated request an id that is already acknowledged.
+ */
+public record CheckpointWrite(FullUserId user, boolean generated, Long requestedId) {
+
+  public CheckpointWrite {
+    if (!generated && requestedId == null) {
+      throw new IllegalArgumentException("a write is generated, supplied, or both");
+    }
   }
 
-  public static CheckpointWrite requested(String userId, long id) {
-    return new CheckpointWrite(userId, id);
+  public static CheckpointWrite generated(FullUserId user) {
+    return new CheckpointWrite(user, true, null);
+  }
+
+  public static CheckpointWrite requested(FullUserId user, long id) {
+    return new CheckpointWrite(user, false, id);
   }
 }

@@ -1,9 +1,11 @@
 package io.ackpoint.storage;
 
 import io.ackpoint.AckpointException;
+import io.ackpoint.core.FullUserId;
 import io.ackpoint.source.CustomCheckpoint;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
+import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.SqlResult;
@@ -25,91 +27,122 @@ import java.util.Map;
 public final class PgCheckpointStorage implements CheckpointStorage {
 
   /**
-   * Generated ids increment; a supplied id replaces a lower stored id (new head, pending again),
-   * refreshes {@code checkpoint_requested_at} on an equal one and leaves a higher one alone. The
-   * answer per user is the maximum across its rows (older installs may hold duplicates), and
-   * {@code pending} says whether any matched row still waits for replication.
+   * One statement per batch. The rows of the batch's users are locked first, in key order, so
+   * concurrent batches sharing users queue up instead of deadlocking; the lock also hands this
+   * statement each row's newest committed id, which the plan builds on.
+   *
+   * <p>Per user (see {@link CheckpointWrite}): a generated request gets {@code stored + 1}, unless
+   * the stored id is already 2^63-1 (exhausted: nothing changes for it); the row then takes the
+   * greater of that and the supplied id. A row whose id grows gets this batch's head and is pending
+   * again; a supplied id equal to the resulting id refreshes {@code checkpoint_requested_at}, a
+   * generated one clears it. Rows of older installs that hold duplicates per user are each brought
+   * up the same way, and the answer is the maximum across them. A user whose row was created by a
+   * concurrent batch after this statement's snapshot is missing from the answer and retried.
    */
   static final String STORE_BATCH = """
       WITH req AS (
-        SELECT r.user_id, r.requested FROM unnest($1::text[], $2::int8[]) AS r(user_id, requested)
+        SELECT r.user_id, r.client_id, r.requested, r.generated
+          FROM unnest($1::text[], $2::text[], $3::int8[], $4::bool[]) AS r(user_id, client_id, requested, generated)
       ),
       locked AS MATERIALIZED (
-        SELECT count(*) AS n FROM (
-          SELECT 1 FROM ackpoint_write_checkpoints c
-           WHERE c.user_id = ANY($1::text[])
-           ORDER BY c.user_id, c.id
-             FOR UPDATE) AS rows_in_order
+        SELECT c.id, c.user_id, c.client_id, c.write_checkpoint, c.processed_at_lsn IS NULL AS pending
+          FROM ackpoint_write_checkpoints c
+         WHERE (c.user_id, c.client_id) IN (SELECT user_id, client_id FROM req)
+         ORDER BY c.user_id, c.client_id, c.id
+           FOR UPDATE
+      ),
+      plan AS MATERIALIZED (
+        SELECT r.user_id, r.client_id, r.requested, s.stored,
+               r.generated AND s.stored IS NOT DISTINCT FROM 9223372036854775807 AS exhausted,
+               CASE WHEN r.generated AND s.stored IS DISTINCT FROM 9223372036854775807
+                    THEN coalesce(s.stored, 0) + 1 END AS generated
+          FROM req r
+          LEFT JOIN (SELECT user_id, client_id, max(write_checkpoint) AS stored FROM locked GROUP BY user_id, client_id) s
+            USING (user_id, client_id)
+      ),
+      target AS (
+        SELECT p.*, greatest(p.generated, p.requested) AS target FROM plan p
       ),
       updated AS (
         UPDATE ackpoint_write_checkpoints c
-           SET write_checkpoint = coalesce(r.requested, c.write_checkpoint + 1),
-               lsns = CASE WHEN r.requested = c.write_checkpoint THEN c.lsns ELSE $3::jsonb END,
-               processed_at_lsn = CASE WHEN r.requested = c.write_checkpoint THEN c.processed_at_lsn END,
-               checkpoint_requested_at = CASE WHEN r.requested IS NOT NULL THEN now() END
-          FROM req r, locked
-         WHERE c.user_id = r.user_id
-           AND (r.requested IS NULL OR c.write_checkpoint <= r.requested)
-        RETURNING c.user_id, c.write_checkpoint, c.processed_at_lsn IS NULL AS pending
+           SET write_checkpoint = greatest(c.write_checkpoint, t.target),
+               lsns = CASE WHEN c.write_checkpoint < t.target THEN $5::jsonb ELSE c.lsns END,
+               processed_at_lsn = CASE WHEN c.write_checkpoint < t.target THEN NULL ELSE c.processed_at_lsn END,
+               checkpoint_requested_at = CASE
+                 WHEN greatest(c.write_checkpoint, t.target) = t.requested THEN now()
+                 WHEN t.generated IS NOT NULL THEN NULL
+                 ELSE c.checkpoint_requested_at END
+          FROM target t
+         WHERE c.user_id = t.user_id AND c.client_id = t.client_id AND t.stored IS NOT NULL
+           AND (c.write_checkpoint < t.target OR c.write_checkpoint = t.requested)
+        RETURNING c.id, c.write_checkpoint, c.processed_at_lsn IS NULL AS pending
       ),
       created AS (
-        INSERT INTO ackpoint_write_checkpoints (user_id, write_checkpoint, lsns, checkpoint_requested_at)
-        SELECT r.user_id, coalesce(r.requested, 1), $3::jsonb, CASE WHEN r.requested IS NOT NULL THEN now() END
-          FROM req r, locked
-         WHERE NOT EXISTS (SELECT 1 FROM ackpoint_write_checkpoints c WHERE c.user_id = r.user_id)
-         ORDER BY r.user_id
+        INSERT INTO ackpoint_write_checkpoints (user_id, client_id, write_checkpoint, lsns, checkpoint_requested_at)
+        SELECT t.user_id, t.client_id, t.target, $5::jsonb, CASE WHEN t.target = t.requested THEN now() END
+          FROM target t
+         WHERE t.stored IS NULL
+         ORDER BY t.user_id, t.client_id
         ON CONFLICT DO NOTHING
-        RETURNING user_id, write_checkpoint, true AS pending
+        RETURNING user_id, client_id, write_checkpoint, true AS pending
       ),
-      kept AS (
-        SELECT c.user_id, c.write_checkpoint, c.processed_at_lsn IS NULL AS pending
-          FROM ackpoint_write_checkpoints c JOIN req r ON c.user_id = r.user_id
-         WHERE c.write_checkpoint > r.requested
+      outcome AS (
+        SELECT l.user_id, l.client_id, coalesce(u.write_checkpoint, l.write_checkpoint) AS write_checkpoint,
+               coalesce(u.pending, l.pending) AS pending
+          FROM locked l LEFT JOIN updated u ON u.id = l.id
+        UNION ALL
+        SELECT user_id, client_id, write_checkpoint, pending FROM created
       )
-      SELECT user_id, max(write_checkpoint) AS write_checkpoint, bool_or(pending) AS pending
-        FROM (SELECT * FROM updated UNION ALL SELECT * FROM created UNION ALL SELECT * FROM kept) AS outcome
-       GROUP BY user_id
+      SELECT t.user_id, t.client_id, max(o.write_checkpoint), bool_or(o.pending), t.generated, t.exhausted
+        FROM target t JOIN outcome o ON o.user_id = t.user_id AND o.client_id = t.client_id
+       GROUP BY t.user_id, t.client_id, t.generated, t.exhausted
       """;
 
   static final String STORE_CUSTOM = """
       WITH req AS (
-        SELECT r.user_id, r.checkpoint, r.request FROM unnest($1::text[], $2::int8[], $3::bool[]) AS r(user_id, checkpoint, request)
+        SELECT r.user_id, r.client_id, r.checkpoint, r.request
+          FROM unnest($1::text[], $2::text[], $3::int8[], $4::bool[]) AS r(user_id, client_id, checkpoint, request)
       ),
       updated AS (
         UPDATE ackpoint_write_checkpoints c
-           SET write_checkpoint = r.checkpoint, lsns = $4::jsonb, processed_at_lsn = NULL,
+           SET write_checkpoint = r.checkpoint, lsns = $5::jsonb, processed_at_lsn = NULL,
                checkpoint_requested_at = CASE WHEN r.request THEN now() END
           FROM req r
-         WHERE c.user_id = r.user_id AND c.write_checkpoint < r.checkpoint
+         WHERE c.user_id = r.user_id AND c.client_id = r.client_id AND c.write_checkpoint < r.checkpoint
         RETURNING c.user_id
       )
-      INSERT INTO ackpoint_write_checkpoints (user_id, write_checkpoint, lsns, checkpoint_requested_at)
-      SELECT r.user_id, r.checkpoint, $4::jsonb, CASE WHEN r.request THEN now() END
+      INSERT INTO ackpoint_write_checkpoints (user_id, client_id, write_checkpoint, lsns, checkpoint_requested_at)
+      SELECT r.user_id, r.client_id, r.checkpoint, $5::jsonb, CASE WHEN r.request THEN now() END
         FROM req r
-       WHERE NOT EXISTS (SELECT 1 FROM ackpoint_write_checkpoints c WHERE c.user_id = r.user_id)
+       WHERE NOT EXISTS (SELECT 1 FROM ackpoint_write_checkpoints c WHERE c.user_id = r.user_id AND c.client_id = r.client_id)
       ON CONFLICT DO NOTHING
       """;
 
   // COLLATE "C": heads compare as plain bytes, which is their replication order; a linguistic
   // collation may ignore the '/' or order digits and letters differently. The rows are locked in the
-  // same order as a batch locks them (user id, then row id), so the two never deadlock; the lock
-  // re-checks the conditions, so a row raised to a later head meanwhile stays pending.
+  // same order as a batch locks them (user key, then row id), so the two never deadlock; the lock
+  // re-checks the conditions, so a row raised to a later head meanwhile stays pending. Duplicate
+  // rows of one user (older installs) are answered once, with their greatest id, so that nobody is
+  // told of a lower id after a higher one.
   static final String MARK_PROCESSED = """
       WITH due AS (
         SELECT id FROM ackpoint_write_checkpoints
          WHERE processed_at_lsn IS NULL AND (lsns->>'1') COLLATE "C" <= $1 COLLATE "C"
-         ORDER BY user_id, id
+         ORDER BY user_id, client_id, id
            FOR UPDATE
+      ),
+      marked AS (
+        UPDATE ackpoint_write_checkpoints c SET processed_at_lsn = $1
+          FROM due
+         WHERE c.id = due.id
+        RETURNING c.user_id, c.client_id, c.write_checkpoint
       )
-      UPDATE ackpoint_write_checkpoints c SET processed_at_lsn = $1
-        FROM due
-       WHERE c.id = due.id
-      RETURNING c.user_id, c.write_checkpoint
+      SELECT user_id, client_id, max(write_checkpoint) FROM marked GROUP BY user_id, client_id
       """;
 
   static final String LATEST_ACKNOWLEDGED = """
       SELECT max(write_checkpoint) FROM ackpoint_write_checkpoints
-       WHERE user_id = $1 AND processed_at_lsn IS NOT NULL
+       WHERE user_id = $1 AND client_id = $2 AND processed_at_lsn IS NOT NULL
       """;
 
   // SKIP LOCKED leaves rows that a batch is writing right now to the next round; FOR UPDATE re-checks
@@ -126,8 +159,8 @@ public final class PgCheckpointStorage implements CheckpointStorage {
       """;
 
   /**
-   * A user can be missing from the answer only when a concurrent batch created or raised its row
-   * after this statement's snapshot was taken; the next attempt sees that row. Each attempt only
+   * A user can be missing from the answer only when a concurrent batch created its row after this
+   * statement's snapshot was taken; the next attempt sees and locks that row. Each attempt only
    * carries the users still missing, so this ends quickly even under contention.
    */
   private static final int MAX_ATTEMPTS = 4;
@@ -141,59 +174,85 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   @Override
   public Future<StoredBatch> store(String head, List<CheckpointWrite> writes) {
     JsonObject lsns = new JsonObject().put("1", head);
-    return attempt(lsns, writes, new HashMap<>(), false, 1)
-        .recover(e -> Future.failedFuture(e instanceof AckpointException ? e : AckpointException.storageUnavailable(e)));
+    return attempt(lsns, writes, new HashMap<>(), false, 1).recover(e -> Future.failedFuture(failure(e)));
   }
 
-  private Future<StoredBatch> attempt(JsonObject lsns, List<CheckpointWrite> writes, Map<String, Long> answered,
+  private Future<StoredBatch> attempt(JsonObject lsns, List<CheckpointWrite> writes, Map<FullUserId, WriteOutcome> outcomes,
                                       boolean pending, int attempt) {
-    String[] users = new String[writes.size()];
-    Long[] requested = new Long[writes.size()];
-    for (int i = 0; i < users.length; i++) {
-      users[i] = writes.get(i).userId();
-      requested[i] = writes.get(i).requestedId();
+    int n = writes.size();
+    String[] users = new String[n];
+    String[] clients = new String[n];
+    Long[] requested = new Long[n];
+    Boolean[] generated = new Boolean[n];
+    for (int i = 0; i < n; i++) {
+      CheckpointWrite w = writes.get(i);
+      users[i] = w.user().userId();
+      clients[i] = w.user().clientId();
+      requested[i] = w.requestedId();
+      generated[i] = w.generated();
     }
-    return pool.preparedQuery(STORE_BATCH).execute(Tuple.of(users, requested, lsns)).compose(rows -> {
+    return pool.preparedQuery(STORE_BATCH).execute(Tuple.of(users, clients, requested, generated, lsns)).compose(rows -> {
       boolean anyPending = pending;
       for (Row row : rows) {
-        answered.put(row.getString(0), row.getLong(1));
-        anyPending |= row.getBoolean(2);
+        FullUserId user = new FullUserId(row.getString(0), row.getString(1));
+        long checkpoint = row.getLong(2);
+        anyPending |= row.getBoolean(3);
+        Long generatedId = row.getLong(4);
+        outcomes.put(user, row.getBoolean(5)
+            ? new WriteOutcome.Exhausted(checkpoint)
+            : new WriteOutcome.Stored(checkpoint, generatedId == null ? 0 : generatedId));
       }
       List<CheckpointWrite> missing = new ArrayList<>();
       for (CheckpointWrite w : writes) {
-        if (!answered.containsKey(w.userId())) {
+        if (!outcomes.containsKey(w.user())) {
           missing.add(w);
         }
       }
       if (missing.isEmpty()) {
-        return Future.succeededFuture(new StoredBatch(answered, anyPending));
+        return Future.succeededFuture(new StoredBatch(outcomes, anyPending));
       }
       if (attempt >= MAX_ATTEMPTS) {
-        return Future.failedFuture(new AckpointException(503, "ACK_STORAGE_CONTENTION",
-            "checkpoint storage is too contended, retry"));
+        // Those already written keep their outcome; only the users still missing are contended.
+        missing.forEach(w -> outcomes.put(w.user(), new WriteOutcome.Contended()));
+        return Future.succeededFuture(new StoredBatch(outcomes, anyPending));
       }
-      return attempt(lsns, missing, answered, anyPending, attempt + 1);
+      return attempt(lsns, missing, outcomes, anyPending, attempt + 1);
     });
+  }
+
+  /**
+   * A refusal of the data itself (SQLSTATE classes 22, data exception, and 54, program limit
+   * exceeded) says nothing about the database's health or about other users' writes.
+   */
+  private static RuntimeException failure(Throwable e) {
+    if (e instanceof PgException pg && pg.getSqlState() != null
+        && (pg.getSqlState().startsWith("22") || pg.getSqlState().startsWith("54"))) {
+      return new RejectedWriteException(pg.getErrorMessage() + " (" + pg.getSqlState() + ")", e);
+    }
+    return e instanceof AckpointException a ? a : AckpointException.storageUnavailable(e);
   }
 
   @Override
   public Future<Void> storeCustom(String position, List<CustomCheckpoint> checkpoints) {
     // One row per user: the greatest id of the transaction wins, with its request flag.
-    Map<String, CustomCheckpoint> latest = new LinkedHashMap<>();
+    Map<FullUserId, CustomCheckpoint> latest = new LinkedHashMap<>();
     for (CustomCheckpoint c : checkpoints) {
-      latest.merge(c.userId(), c, (a, b) -> b.checkpoint() > a.checkpoint() ? b : a);
+      latest.merge(c.user(), c, (a, b) -> b.checkpoint() > a.checkpoint() ? b : a);
     }
     int n = latest.size();
     String[] users = new String[n];
+    String[] clients = new String[n];
     Long[] ids = new Long[n];
     Boolean[] requests = new Boolean[n];
     int i = 0;
     for (CustomCheckpoint c : latest.values()) {
-      users[i] = c.userId();
+      users[i] = c.user().userId();
+      clients[i] = c.user().clientId();
       ids[i] = c.checkpoint();
       requests[i++] = c.request();
     }
-    return pool.preparedQuery(STORE_CUSTOM).execute(Tuple.of(users, ids, requests, new JsonObject().put("1", position)))
+    return pool.preparedQuery(STORE_CUSTOM)
+        .execute(Tuple.of(users, clients, ids, requests, new JsonObject().put("1", position)))
         .<Void>mapEmpty()
         .recover(e -> Future.failedFuture(AckpointException.storageUnavailable(e)));
   }
@@ -203,15 +262,15 @@ public final class PgCheckpointStorage implements CheckpointStorage {
     return pool.preparedQuery(MARK_PROCESSED).execute(Tuple.of(position)).<List<Reached>>map(rows -> {
       List<Reached> reached = new ArrayList<>(rows.rowCount());
       for (Row row : rows) {
-        reached.add(new Reached(row.getString(0), row.getLong(1)));
+        reached.add(new Reached(new FullUserId(row.getString(0), row.getString(1)), row.getLong(2)));
       }
       return reached;
     }).recover(e -> Future.failedFuture(AckpointException.storageUnavailable(e)));
   }
 
   @Override
-  public Future<Long> latestAcknowledged(String userId) {
-    return pool.preparedQuery(LATEST_ACKNOWLEDGED).execute(Tuple.of(userId))
+  public Future<Long> latestAcknowledged(FullUserId user) {
+    return pool.preparedQuery(LATEST_ACKNOWLEDGED).execute(Tuple.of(user.userId(), user.clientId()))
         .<Long>map(rows -> rows.iterator().next().getLong(0))
         .recover(e -> Future.failedFuture(AckpointException.storageUnavailable(e)));
   }

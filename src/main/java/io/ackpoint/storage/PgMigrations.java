@@ -57,6 +57,32 @@ public final class PgMigrations {
           CREATE INDEX IF NOT EXISTS ackpoint_write_checkpoints_requested_idx
             ON ackpoint_write_checkpoints (checkpoint_requested_at)
             WHERE checkpoint_requested_at IS NOT NULL AND processed_at_lsn IS NOT NULL;
+          """),
+      // A full user id is the pair (sub, client id); it used to be one string, sub + "/" + client id,
+      // which let sub "a/b" collide with sub "a", client "b". Existing rows are split at their last
+      // '/' (SDK client ids are UUIDs, without '/'); a row with nothing on either side of it keeps
+      // its whole string as the sub. The whole migration is one transaction, so the table is never
+      // seen without an index on its key, and the unique index again covers installs that had one.
+      new Migration(5, "client_id as its own key column", """
+          ALTER TABLE ackpoint_write_checkpoints ADD COLUMN client_id TEXT NOT NULL DEFAULT '';
+          CREATE INDEX ackpoint_write_checkpoints_user_client_idx
+            ON ackpoint_write_checkpoints (user_id, client_id);
+          DROP INDEX IF EXISTS ackpoint_write_checkpoints_user_id_key;
+          DROP INDEX IF EXISTS ackpoint_write_checkpoints_user_id_idx;
+          UPDATE ackpoint_write_checkpoints
+             SET user_id = left(user_id, length(user_id) - strpos(reverse(user_id), '/')),
+                 client_id = right(user_id, strpos(reverse(user_id), '/') - 1)
+           WHERE strpos(user_id, '/') > 0 AND right(user_id, 1) <> '/'
+             AND length(user_id) - strpos(reverse(user_id), '/') > 0;
+          DO $$
+          BEGIN
+            IF NOT EXISTS (SELECT 1 FROM ackpoint_write_checkpoints GROUP BY user_id, client_id HAVING count(*) > 1) THEN
+              CREATE UNIQUE INDEX ackpoint_write_checkpoints_user_client_key
+                ON ackpoint_write_checkpoints (user_id, client_id);
+              DROP INDEX ackpoint_write_checkpoints_user_client_idx;
+            END IF;
+          END
+          $$;
           """));
 
   private PgMigrations() {

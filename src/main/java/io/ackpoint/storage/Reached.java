@@ -1,5 +1,7 @@
 package io.ackpoint.storage;
 
-/** A checkpoint that replication has just passed: its full user id and id. */
-public record Reached(String userId, long writeCheckpoint) {
+import io.ackpoint.core.FullUserId;
+
+/** Replication has just passed a full user id's checkpoint: the greatest of its ids passed at once. */
+public record Reached(FullUserId user, long writeCheckpoint) {
 }

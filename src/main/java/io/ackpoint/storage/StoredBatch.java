@@ -1,12 +1,21 @@
 package io.ackpoint.storage;
 
+import io.ackpoint.core.FullUserId;
 import io.ackpoint.source.MarkerDecision;
 
+import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The outcome of storing one batch: the id storage holds for each full user id after the write,
- * and whether any matched checkpoint still waits for replication (then a marker must be forced).
+ * The outcome of storing one batch: what happened for each full user id, and whether any matched
+ * checkpoint still waits for replication (then a marker must be forced).
  */
-public record StoredBatch(Map<String, Long> checkpoints, boolean shouldAdvance) implements MarkerDecision {
+public record StoredBatch(Map<FullUserId, WriteOutcome> outcomes, boolean shouldAdvance) implements MarkerDecision {
+
+  /** Both outcomes together: the batch was stored in parts. */
+  public StoredBatch plus(StoredBatch other) {
+    Map<FullUserId, WriteOutcome> all = new HashMap<>(outcomes);
+    all.putAll(other.outcomes);
+    return new StoredBatch(all, shouldAdvance || other.shouldAdvance);
+  }
 }

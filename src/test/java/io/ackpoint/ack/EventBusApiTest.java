@@ -31,7 +31,7 @@ class EventBusApiTest {
     @Override
     public Future<?> start() {
       vertx.eventBus().<JsonObject>consumer(EventBusAddresses.CHECKPOINT_REACHED, msg -> {
-        if ("shop-42/tablet".equals(msg.body().getString("user_id"))) {
+        if ("shop-42".equals(msg.body().getString("user_id")) && "tablet".equals(msg.body().getString("client_id"))) {
           reached.tryComplete(msg.body());
         }
       });

@@ -95,7 +95,7 @@ class ExternalProgressTest {
     }
     // Stored after the published position was applied, and no later position comes: it waits.
     app.api.checkpointRequest(token, "late", "1");
-    assertEquals(1, app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NULL AND user_id = 'u1/late'"));
-    assertEquals(0, app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NULL AND user_id = 'u1/early'"));
+    assertEquals(1, app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NULL AND user_id = 'u1' AND client_id = 'late'"));
+    assertEquals(0, app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NULL AND user_id = 'u1' AND client_id = 'early'"));
   }
 }

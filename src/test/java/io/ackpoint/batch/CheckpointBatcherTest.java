@@ -5,6 +5,10 @@ import io.ackpoint.source.ReplicationSource;
 import io.ackpoint.storage.CheckpointWrite;
 import io.ackpoint.storage.CheckpointWriter;
 import io.ackpoint.storage.StoredBatch;
+import io.ackpoint.storage.WriteOutcome;
+import io.ackpoint.storage.RejectedWriteException;
+import io.ackpoint.config.AckpointConfig.BatchingConfig;
+import io.ackpoint.core.FullUserId;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -14,10 +18,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -34,6 +40,7 @@ class CheckpointBatcherTest {
   private final Calls<Void, Void> markers = new Calls<>();
   private final List<String> order = new ArrayList<>();
   private Context context;
+  private final AtomicLong clock = new AtomicLong(System.nanoTime());
 
   private final ReplicationSource source = new ReplicationSource() {
     @Override
@@ -65,14 +72,22 @@ class CheckpointBatcherTest {
   }
 
   private CheckpointBatcher batcher(boolean batching) {
-    return new CheckpointBatcher(context, source, storage, 3, batching, CheckpointBatcher.BatchListener.NONE);
+    return batcher(new BatchingConfig(batching, 3, 10_000, Duration.ofSeconds(30)));
+  }
+
+  private CheckpointBatcher batcher(BatchingConfig config) {
+    return new CheckpointBatcher(context, source, storage, config, CheckpointBatcher.BatchListener.NONE, clock::get);
+  }
+
+  private static FullUserId u(String userId) {
+    return FullUserId.of(userId, null);
   }
 
   /** What a storage answers for writes when every stored id is {@code id} and the rows are pending or not. */
   private static StoredBatch stored(List<CheckpointWrite> writes, long id, boolean pending) {
-    Map<String, Long> ids = new HashMap<>();
-    writes.forEach(w -> ids.put(w.userId(), id));
-    return new StoredBatch(ids, pending);
+    Map<FullUserId, WriteOutcome> outcomes = new HashMap<>();
+    writes.forEach(w -> outcomes.put(w.user(), new WriteOutcome.Stored(id, w.generated() ? id : 0)));
+    return new StoredBatch(outcomes, pending);
   }
 
   @Test
@@ -81,7 +96,7 @@ class CheckpointBatcherTest {
     context.runOnContext(v -> {
       CheckpointBatcher batcher = batcher(true);
       for (int i = 0; i < 50; i++) {
-        results.add(batcher.submit(CheckpointCommand.generated("user-" + i)));
+        results.add(batcher.submit(CheckpointCommand.generated(u("user-" + i))));
       }
       heads.next().onComplete(test.succeeding(head -> {
         head.result().complete(HEAD);
@@ -106,16 +121,16 @@ class CheckpointBatcherTest {
     context.runOnContext(v -> {
       CheckpointBatcher batcher = batcher(true);
       // Three batches, each started in its own loop turn (after the previous one read its head).
-      batcher.submit(CheckpointCommand.generated("a"));
+      batcher.submit(CheckpointCommand.generated(u("a")));
       heads.next().compose(first -> {
-        batcher.submit(CheckpointCommand.generated("b"));
+        batcher.submit(CheckpointCommand.generated(u("b")));
         return heads.next().compose(second -> {
-          batcher.submit(CheckpointCommand.generated("c"));
+          batcher.submit(CheckpointCommand.generated(u("c")));
           return heads.next().map(third -> List.of(first, second, third));
         });
       }).onComplete(test.succeeding(three -> {
-        Future<CheckpointCreated> fourth = batcher.submit(CheckpointCommand.generated("d"));
-        Future<CheckpointCreated> fifth = batcher.submit(CheckpointCommand.generated("e"));
+        Future<CheckpointCreated> fourth = batcher.submit(CheckpointCommand.generated(u("d")));
+        Future<CheckpointCreated> fifth = batcher.submit(CheckpointCommand.generated(u("e")));
         test.verify(() -> {
           assertEquals(3, batcher.inFlight());
           assertEquals(2, batcher.pending());
@@ -139,7 +154,7 @@ class CheckpointBatcherTest {
   @Test
   void aBatchWhoseStorageSaysNothingIsPendingForcesNoMarker(VertxTestContext test) {
     context.runOnContext(v -> {
-      Future<CheckpointCreated> result = batcher(true).submit(CheckpointCommand.requested("u/c", 5));
+      Future<CheckpointCreated> result = batcher(true).submit(CheckpointCommand.requested(u("u/c"), 5));
       heads.next().onComplete(test.succeeding(head -> head.result().complete(HEAD)));
       stores.next().onComplete(test.succeeding(store -> store.result().complete(stored(store.argument(), 7, false))));
       result.onComplete(test.succeeding(created -> test.verify(() -> {
@@ -154,7 +169,7 @@ class CheckpointBatcherTest {
   @Test
   void theMarkerComesAfterStorageAndTheAnswerAfterTheMarker(VertxTestContext test) {
     context.runOnContext(v -> {
-      Future<CheckpointCreated> result = batcher(true).submit(CheckpointCommand.requested("u/c", 5));
+      Future<CheckpointCreated> result = batcher(true).submit(CheckpointCommand.requested(u("u/c"), 5));
       heads.next().onComplete(test.succeeding(head -> head.result().complete(HEAD)));
       stores.next().onComplete(test.succeeding(store -> store.result().complete(stored(store.argument(), 5, true))));
       markers.next().onComplete(test.succeeding(marker -> test.verify(() -> {
@@ -167,18 +182,18 @@ class CheckpointBatcherTest {
   }
 
   @Test
-  void entriesCollapsePerFullUserIdAndTheGreatestSuppliedIdWins(VertxTestContext test) {
+  void entriesCollapsePerFullUserIdIntoOneWriteOfBothKinds(VertxTestContext test) {
     context.runOnContext(v -> {
       CheckpointBatcher batcher = batcher(true);
-      batcher.submit(CheckpointCommand.requested("u1/c", 3));
-      batcher.submit(CheckpointCommand.generated("u1/c"));
-      batcher.submit(CheckpointCommand.requested("u1/c", 9));
-      batcher.submit(CheckpointCommand.requested("u1/c", 4));
-      batcher.submit(CheckpointCommand.generated("u2"));
-      batcher.submit(CheckpointCommand.generated("u2"));
+      batcher.submit(CheckpointCommand.requested(FullUserId.of("u1", "c"), 3));
+      batcher.submit(CheckpointCommand.generated(FullUserId.of("u1", "c")));
+      batcher.submit(CheckpointCommand.requested(FullUserId.of("u1", "c"), 9));
+      batcher.submit(CheckpointCommand.requested(FullUserId.of("u1", "c"), 4));
+      batcher.submit(CheckpointCommand.generated(u("u2")));
+      batcher.submit(CheckpointCommand.generated(u("u2")));
       heads.next().onComplete(test.succeeding(head -> head.result().complete(HEAD)));
       stores.next().onComplete(test.succeeding(store -> test.verify(() -> {
-        assertEquals(List.of(CheckpointWrite.requested("u1/c", 9), CheckpointWrite.generated("u2")), store.argument());
+        assertEquals(List.of(new CheckpointWrite(FullUserId.of("u1", "c"), true, 9L), CheckpointWrite.generated(u("u2"))), store.argument());
         test.completeNow();
       })));
     });
@@ -189,8 +204,8 @@ class CheckpointBatcherTest {
     context.runOnContext(v -> {
       CheckpointBatcher batcher = batcher(true);
       List<Future<CheckpointCreated>> results = List.of(
-          batcher.submit(CheckpointCommand.generated("a")),
-          batcher.submit(CheckpointCommand.requested("b", 2)));
+          batcher.submit(CheckpointCommand.generated(u("a"))),
+          batcher.submit(CheckpointCommand.requested(u("b"), 2)));
       heads.next().onComplete(test.succeeding(head -> head.result().complete(HEAD)));
       stores.next().onComplete(test.succeeding(store ->
           store.result().fail(AckpointException.storageUnavailable(new RuntimeException("connection reset")))));
@@ -209,7 +224,7 @@ class CheckpointBatcherTest {
   @Test
   void aFailedMarkerFailsTheBatch(VertxTestContext test) {
     context.runOnContext(v -> {
-      Future<CheckpointCreated> result = batcher(true).submit(CheckpointCommand.generated("a"));
+      Future<CheckpointCreated> result = batcher(true).submit(CheckpointCommand.generated(u("a")));
       heads.next().onComplete(test.succeeding(head -> head.result().complete(HEAD)));
       stores.next().onComplete(test.succeeding(store -> store.result().complete(stored(store.argument(), 1, true))));
       markers.next().onComplete(test.succeeding(marker ->
@@ -226,7 +241,7 @@ class CheckpointBatcherTest {
     context.runOnContext(v -> {
       CheckpointBatcher batcher = batcher(false);
       for (int i = 0; i < 5; i++) {
-        batcher.submit(CheckpointCommand.generated("same-user"));
+        batcher.submit(CheckpointCommand.generated(u("same-user")));
       }
       test.verify(() -> assertEquals(5, heads.count()));
       test.completeNow();
@@ -237,7 +252,7 @@ class CheckpointBatcherTest {
   void drainedWaitsForTheBatchInFlight(VertxTestContext test) {
     context.runOnContext(v -> {
       CheckpointBatcher batcher = batcher(true);
-      batcher.submit(CheckpointCommand.generated("a"));
+      batcher.submit(CheckpointCommand.generated(u("a")));
       Future<Void> drained = batcher.drained();
       heads.next().onComplete(test.succeeding(head -> {
         test.verify(() -> assertFalse(drained.isComplete()));
@@ -245,6 +260,130 @@ class CheckpointBatcherTest {
       }));
       stores.next().onComplete(test.succeeding(store -> store.result().complete(stored(store.argument(), 1, false))));
       drained.onComplete(test.succeedingThenComplete());
+    });
+  }
+
+  @Test
+  void generatedRequestsGetTheGeneratedIdAndSuppliedOnesTheStoredIdOfTheSameWrite(VertxTestContext test) {
+    context.runOnContext(v -> {
+      CheckpointBatcher batcher = batcher(true);
+      Future<CheckpointCreated> generated = batcher.submit(CheckpointCommand.generated(u("u")));
+      Future<CheckpointCreated> supplied = batcher.submit(CheckpointCommand.requested(u("u"), 9));
+      heads.next().onComplete(test.succeeding(head -> head.result().complete(HEAD)));
+      stores.next().onComplete(test.succeeding(store -> store.result().complete(
+          new StoredBatch(Map.of(u("u"), new WriteOutcome.Stored(9, 6)), false))));
+      Future.all(generated, supplied).onComplete(test.succeeding(all -> test.verify(() -> {
+        assertEquals(new CheckpointCreated(6, HEAD), generated.result());
+        assertEquals(new CheckpointCreated(9, HEAD), supplied.result());
+        test.completeNow();
+      })));
+    });
+  }
+
+  @Test
+  void anExhaustedUserFailsOnlyItsGeneratedRequestsWith409(VertxTestContext test) {
+    context.runOnContext(v -> {
+      CheckpointBatcher batcher = batcher(true);
+      Future<CheckpointCreated> exhausted = batcher.submit(CheckpointCommand.generated(u("max")));
+      Future<CheckpointCreated> itsSupplied = batcher.submit(CheckpointCommand.requested(u("max"), 3));
+      Future<CheckpointCreated> other = batcher.submit(CheckpointCommand.generated(u("other")));
+      heads.next().onComplete(test.succeeding(head -> head.result().complete(HEAD)));
+      stores.next().onComplete(test.succeeding(store -> store.result().complete(new StoredBatch(Map.of(
+          u("max"), new WriteOutcome.Exhausted(Long.MAX_VALUE),
+          u("other"), new WriteOutcome.Stored(1, 1)), true))));
+      markers.next().onComplete(test.succeeding(marker -> marker.result().complete()));
+      Future.join(exhausted, itsSupplied, other).onComplete(done -> test.verify(() -> {
+        assertEquals("ACK_CHECKPOINT_EXHAUSTED", ((AckpointException) exhausted.cause()).code());
+        assertEquals(409, ((AckpointException) exhausted.cause()).status());
+        assertEquals(Long.MAX_VALUE, itsSupplied.result().writeCheckpoint());
+        assertEquals(1, other.result().writeCheckpoint());
+        assertEquals(1, markers.count());
+        test.completeNow();
+      }));
+    });
+  }
+
+  @Test
+  void aContendedUserFailsAloneAndTheOthersKeepTheirAnswers(VertxTestContext test) {
+    context.runOnContext(v -> {
+      CheckpointBatcher batcher = batcher(true);
+      Future<CheckpointCreated> contended = batcher.submit(CheckpointCommand.generated(u("hot")));
+      Future<CheckpointCreated> other = batcher.submit(CheckpointCommand.generated(u("cold")));
+      heads.next().onComplete(test.succeeding(head -> head.result().complete(HEAD)));
+      stores.next().onComplete(test.succeeding(store -> store.result().complete(new StoredBatch(Map.of(
+          u("hot"), new WriteOutcome.Contended(),
+          u("cold"), new WriteOutcome.Stored(4, 4)), false))));
+      Future.join(contended, other).onComplete(done -> test.verify(() -> {
+        assertEquals("ACK_STORAGE_CONTENTION", ((AckpointException) contended.cause()).code());
+        assertEquals(4, other.result().writeCheckpoint());
+        test.completeNow();
+      }));
+    });
+  }
+
+  @Test
+  void dataTheDatabaseRefusesFailsOnlyItsOwnUser(VertxTestContext test) {
+    CheckpointWriter picky = (head, writes) -> writes.stream().anyMatch(w -> w.user().equals(u("poison")))
+        ? Future.failedFuture(new RejectedWriteException("value too long (54000)", null))
+        : Future.succeededFuture(stored(writes, 1, true));
+    context.runOnContext(v -> {
+      CheckpointBatcher batcher = new CheckpointBatcher(context, source, picky,
+          new BatchingConfig(true, 3, 10_000, Duration.ofSeconds(30)), CheckpointBatcher.BatchListener.NONE);
+      List<Future<CheckpointCreated>> fine = new ArrayList<>();
+      for (int i = 0; i < 7; i++) {
+        fine.add(batcher.submit(CheckpointCommand.generated(u("fine-" + i))));
+      }
+      Future<CheckpointCreated> poison = batcher.submit(CheckpointCommand.generated(u("poison")));
+      heads.next().onComplete(test.succeeding(head -> head.result().complete(HEAD)));
+      markers.next().onComplete(test.succeeding(marker -> marker.result().complete()));
+      Future.join(new ArrayList<>(fine) {{ add(poison); }}).onComplete(done -> test.verify(() -> {
+        assertEquals(422, ((AckpointException) poison.cause()).status());
+        assertEquals("ACK_CHECKPOINT_UNSTORABLE", ((AckpointException) poison.cause()).code());
+        fine.forEach(f -> assertEquals(1, f.result().writeCheckpoint()));
+        assertEquals(1, heads.count(), "one head for the whole batch, split or not");
+        test.completeNow();
+      }));
+    });
+  }
+
+  @Test
+  void beyondMaxPendingARequestFailsAtOnceWith503(VertxTestContext test) {
+    context.runOnContext(v -> {
+      CheckpointBatcher batcher = batcher(new BatchingConfig(true, 1, 2, Duration.ofSeconds(30)));
+      batcher.submit(CheckpointCommand.generated(u("in-flight")));
+      heads.next().onComplete(test.succeeding(head -> {
+        // One batch in flight (the limit), two waiting (the limit): the next one is refused.
+        batcher.submit(CheckpointCommand.generated(u("w1")));
+        batcher.submit(CheckpointCommand.generated(u("w2")));
+        batcher.submit(CheckpointCommand.generated(u("refused"))).onComplete(test.failing(e -> test.verify(() -> {
+          assertEquals(503, ((AckpointException) e).status());
+          assertEquals("ACK_BATCHER_OVERLOADED", ((AckpointException) e).code());
+          assertEquals(2, batcher.pending());
+          test.completeNow();
+        })));
+      }));
+    });
+  }
+
+  @Test
+  void aRequestWhoseCallerStoppedWaitingIsDroppedBeforeStorageSeesIt(VertxTestContext test) {
+    context.runOnContext(v -> {
+      CheckpointBatcher batcher = batcher(new BatchingConfig(true, 1, 100, Duration.ofSeconds(30)));
+      batcher.submit(CheckpointCommand.generated(u("first")));
+      heads.next().onComplete(test.succeeding(first -> {
+        Future<CheckpointCreated> late = batcher.submit(CheckpointCommand.generated(u("late")));
+        clock.addAndGet(Duration.ofSeconds(31).toNanos());
+        Future<CheckpointCreated> fresh = batcher.submit(CheckpointCommand.generated(u("fresh")));
+        first.result().complete(HEAD);
+        stores.next().onComplete(test.succeeding(store -> store.result().complete(stored(store.argument(), 1, false))));
+        stores.next().onComplete(test.succeeding(second -> test.verify(() -> {
+          assertEquals(List.of(CheckpointWrite.generated(u("fresh"))), second.argument(), "only the request still awaited");
+          assertEquals("ACK_BATCHER_TIMEOUT", ((AckpointException) late.cause()).code());
+          assertFalse(fresh.isComplete());
+          test.completeNow();
+        })));
+        heads.next().onComplete(test.succeeding(head -> head.result().complete(HEAD)));
+      }));
     });
   }
 }

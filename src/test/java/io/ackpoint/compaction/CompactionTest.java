@@ -52,8 +52,10 @@ class CompactionTest {
     app.sql.query("UPDATE ackpoint_write_checkpoints SET processed_at_lsn = $1 WHERE processed_at_lsn IS NULL", lsn);
   }
 
-  private void age(String user, String interval) {
-    app.sql.query("UPDATE ackpoint_write_checkpoints SET checkpoint_requested_at = now() - ($2::text)::interval WHERE user_id = $1", user, interval);
+  /** Ages the row of user u's client {@code clientId}. */
+  private void age(String clientId, String interval) {
+    app.sql.query("UPDATE ackpoint_write_checkpoints SET checkpoint_requested_at = now() - ($2::text)::interval"
+        + " WHERE user_id = 'u' AND client_id = $1", clientId, interval);
   }
 
   private HttpResponse<Buffer> compact(String adminToken) {
@@ -64,8 +66,8 @@ class CompactionTest {
     return ApiClient.send(request, null);
   }
 
-  private boolean exists(String user) {
-    return app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE user_id = $1", user) > 0;
+  private boolean exists(String clientId) {
+    return app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE user_id = 'u' AND client_id = $1", clientId) > 0;
   }
 
   @Test
@@ -75,14 +77,14 @@ class CompactionTest {
     app.api.writeCheckpoint2(token, "generated");
     replicationPassesEverything();
     app.api.checkpointRequest(token, "pending", "3");
-    age("u/expired", "2 hours");
-    age("u/pending", "2 hours");
+    age("expired", "2 hours");
+    age("pending", "2 hours");
     app.sql.query("UPDATE ackpoint_write_checkpoints SET checkpoint_requested_at = NULL WHERE user_id = 'u/generated'");
 
     JsonObject report = data(compact(ADMIN));
     assertEquals(1, report.getLong("deleted"));
     assertEquals(3, report.getLong("remaining"));
-    assertTrue(!exists("u/expired") && exists("u/fresh") && exists("u/generated") && exists("u/pending"));
+    assertTrue(!exists("expired") && exists("fresh") && exists("generated") && exists("pending"));
   }
 
   @Test
@@ -92,7 +94,7 @@ class CompactionTest {
     // A generated row carries no request time at all: nothing can make it look expired.
     assertEquals(0, app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE checkpoint_requested_at IS NOT NULL"));
     assertEquals(0, data(compact(ADMIN)).getLong("deleted"));
-    assertTrue(exists("u/old"));
+    assertTrue(exists("old"));
   }
 
   @Test
@@ -100,13 +102,13 @@ class CompactionTest {
     app.api.checkpointRequest(token, "retried", "5");
     app.api.checkpointRequest(token, "stale", "5");
     replicationPassesEverything();
-    age("u/retried", "2 hours");
-    age("u/stale", "2 hours");
+    age("retried", "2 hours");
+    age("stale", "2 hours");
     app.api.checkpointRequest(token, "retried", "5");
     app.api.checkpointRequest(token, "stale", "4");
     assertEquals(1, data(compact(ADMIN)).getLong("deleted"));
-    assertTrue(exists("u/retried"));
-    assertTrue(!exists("u/stale"));
+    assertTrue(exists("retried"));
+    assertTrue(!exists("stale"));
   }
 
   @Test
@@ -133,7 +135,7 @@ class CompactionTest {
   void compactionRunsOnTheEventBusToo() {
     app.api.checkpointRequest(token, "bus", "1");
     replicationPassesEverything();
-    age("u/bus", "3 hours");
+    age("bus", "3 hours");
     JsonObject report = Await.result(vertx.eventBus().<JsonObject>request(EventBusAddresses.COMPACTION_RUN, null)).body();
     assertEquals(1, report.getLong("deleted"));
   }

@@ -62,7 +62,7 @@ class CustomModeTest {
       app.sql.query("UPDATE checkpoints SET checkpoint = 42 WHERE user_id = 'app-user'");
       assertEquals("42", acknowledged(stream.nextMatching(l -> l.containsKey("checkpoint_diff"))));
     }
-    assertNull(app.sql.query("SELECT checkpoint_requested_at FROM ackpoint_write_checkpoints WHERE user_id = 'app-user/c1'")
+    assertNull(app.sql.query("SELECT checkpoint_requested_at FROM ackpoint_write_checkpoints WHERE user_id = 'app-user' AND client_id = 'c1'")
         .iterator().next().getValue(0), "a persistent custom checkpoint is never compacted");
   }
 
@@ -74,7 +74,7 @@ class CustomModeTest {
       app.sql.query("INSERT INTO checkpoints (user_id, checkpoint, client_id, is_request) VALUES ('app-user', 7, 'c2', true)");
       assertEquals("7", acknowledged(stream.nextMatching(l -> l.containsKey("checkpoint_diff"))));
     }
-    assertNotNull(app.sql.query("SELECT checkpoint_requested_at FROM ackpoint_write_checkpoints WHERE user_id = 'app-user/c2'")
+    assertNotNull(app.sql.query("SELECT checkpoint_requested_at FROM ackpoint_write_checkpoints WHERE user_id = 'app-user' AND client_id = 'c2'")
         .iterator().next().getValue(0));
   }
 

@@ -75,7 +75,7 @@ class DatabaseFaultTest {
   @Test
   void aStorageConnectionCutInTheMiddleOfABatchFailsThatBatchWith503AndTheNextSucceeds() {
     start(true, false, false);
-    var cut = proxy.cutWhenClientSends("unnest($1::text[], $2::int8[])");
+    var cut = proxy.cutWhenClientSends("unnest($1::text[], $2::text[], $3::int8[], $4::bool[])");
     HttpResponse<Buffer> failed = api.writeCheckpoint2(token, "c1");
     Await.result(cut);
     assertEquals(503, failed.statusCode());

@@ -45,8 +45,8 @@ class CheckpointApiTest {
     assertEquals("2", data(app.api.writeCheckpoint2(token, "c1")).getString("write_checkpoint"));
     assertEquals("1", data(app.api.writeCheckpoint2(token, "c2")).getString("write_checkpoint"));
     assertEquals("1", data(app.api.writeCheckpoint2(token, null)).getString("write_checkpoint"));
-    assertEquals(1, app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE user_id = 'u1/c1'"));
-    assertEquals(1, app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE user_id = 'u1'"));
+    assertEquals(1, app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE user_id = 'u1' AND client_id = 'c1'"));
+    assertEquals(1, app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE user_id = 'u1' AND client_id = ''"));
   }
 
   @Test
@@ -72,7 +72,7 @@ class CheckpointApiTest {
     assertEquals("5", data(app.api.checkpointRequest(token, "c1", "3")).getString("checkpoint_request_id"));
     assertEquals("5", data(app.api.checkpointRequest(token, "c1", "5")).getString("checkpoint_request_id"));
     assertEquals("9", data(app.api.checkpointRequest(token, "c1", 9)).getString("checkpoint_request_id"));
-    assertEquals(9, app.sql.count("SELECT write_checkpoint FROM ackpoint_write_checkpoints WHERE user_id = 'u1/c1'"));
+    assertEquals(9, app.sql.count("SELECT write_checkpoint FROM ackpoint_write_checkpoints WHERE user_id = 'u1' AND client_id = 'c1'"));
   }
 
   @Test

@@ -27,12 +27,15 @@ public final class StreamClient implements AutoCloseable {
 
   private final BlockingQueue<TimedLine> lines = new LinkedBlockingQueue<>();
   private final HttpClientResponse response;
+  private final io.vertx.core.Promise<Void> ended = io.vertx.core.Promise.promise();
 
   private StreamClient(HttpClient client, HttpClientResponse response) {
     this.client = client;
     this.response = response;
     RecordParser parser = RecordParser.newDelimited("\n", line -> lines.add(new TimedLine(line.toString(), System.nanoTime())));
     response.handler(parser);
+    response.endHandler(v -> ended.tryComplete());
+    response.exceptionHandler(ended::tryFail);
   }
 
   /** {@code POST /sync/stream} as the PowerSync client sends it. */
@@ -111,6 +114,11 @@ public final class StreamClient implements AutoCloseable {
       }
     }
     throw new AssertionError("no matching stream line within 60 s");
+  }
+
+  /** Awaits the end of the response, as the server ended it. */
+  public void awaitEnd() {
+    Await.result(ended.future());
   }
 
   /** Lines received so far and not yet read. */

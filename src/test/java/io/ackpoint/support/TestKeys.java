@@ -51,9 +51,19 @@ public final class TestKeys {
 
   /** A token assembled by hand, for the header tricks a signing library refuses to make. */
   public static String handMade(JsonObject header, JsonObject claims, String hmacSecret) {
+    return handMade(header.encode(), claims.encode(), hmacSecret);
+  }
+
+  /** A valid token whose claims are exactly {@code claimsJson}, escapes included (JSON can spell what UTF-8 cannot). */
+  public static String withRawClaims(String claimsJson) {
+    return handMade(new JsonObject().put("alg", "HS256").put("typ", "JWT").put("kid", KID).encode(), claimsJson, SECRET);
+  }
+
+  /** A token of the given header and claims texts, signed with {@code hmacSecret} (unsigned when null). */
+  public static String handMade(String headerJson, String claimsJson, String hmacSecret) {
     Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
-    String signingInput = b64.encodeToString(header.encode().getBytes(StandardCharsets.UTF_8)) + "."
-        + b64.encodeToString(claims.encode().getBytes(StandardCharsets.UTF_8));
+    String signingInput = b64.encodeToString(headerJson.getBytes(StandardCharsets.UTF_8)) + "."
+        + b64.encodeToString(claimsJson.getBytes(StandardCharsets.UTF_8));
     if (hmacSecret == null) {
       return signingInput + ".";
     }

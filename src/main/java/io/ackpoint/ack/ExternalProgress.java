@@ -1,0 +1,108 @@
+package io.ackpoint.ack;
+
+import io.ackpoint.source.Lsn;
+import io.ackpoint.source.ReplicationSource;
+import io.vertx.core.Vertx;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.NavigableSet;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+
+/**
+ * Progress published by other verticles on {@code ackpoint.replication.progress}, checked before
+ * the engine sees it. A body that is not a position is rejected. A well-formed position is accepted
+ * only once the source's own head has reached it: replication cannot have observed a position the
+ * source has not written yet, so anything beyond the head is bogus, and accepting it would mark
+ * every pending checkpoint processed before its write replicated. Head reads are shared by all the
+ * positions that arrive meanwhile. Runs on the acknowledgement verticle's event loop.
+ */
+final class ExternalProgress {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ExternalProgress.class);
+  private static final long RETRY_MS = 1_000;
+  /** Unverified positions kept at most; the smallest go first, a greater real one makes them moot. */
+  private static final int MAX_WAITING = 1_024;
+
+  private final Vertx vertx;
+  private final ReplicationSource source;
+  private final Consumer<String> accepted;
+  private final Runnable rejected;
+  private final NavigableSet<String> waiting = new TreeSet<>();
+  private String knownHead = "";
+  private boolean reading;
+  private long lastLogMillis;
+  private long unloggedRejections;
+
+  ExternalProgress(Vertx vertx, ReplicationSource source, Consumer<String> accepted, Runnable rejected) {
+    this.vertx = vertx;
+    this.source = source;
+    this.accepted = accepted;
+    this.rejected = rejected;
+  }
+
+  void offer(Object body) {
+    String position = body instanceof io.vertx.core.json.JsonObject json && json.getValue("position") instanceof String s
+        ? Lsn.normalize(s) : null;
+    if (position == null) {
+      reject("not a replication position: " + abbreviated(body));
+      return;
+    }
+    if (position.compareTo(knownHead) <= 0) {
+      accepted.accept(position);
+      return;
+    }
+    waiting.add(position);
+    if (waiting.size() > MAX_WAITING) {
+      waiting.pollFirst();
+    }
+    readHead();
+  }
+
+  private void readHead() {
+    if (reading || waiting.isEmpty()) {
+      return;
+    }
+    reading = true;
+    source.readHead().onComplete(ar -> {
+      reading = false;
+      if (ar.failed()) {
+        // Unverified positions wait for the source to answer again; nothing is guessed meanwhile.
+        vertx.setTimer(RETRY_MS, id -> readHead());
+        return;
+      }
+      if (ar.result().compareTo(knownHead) > 0) {
+        knownHead = ar.result();
+      }
+      String greatest = waiting.floor(knownHead);
+      NavigableSet<String> beyond = waiting.tailSet(knownHead, false);
+      for (String bogus : beyond) {
+        reject("position " + bogus + " is beyond the source's head " + knownHead);
+      }
+      waiting.clear();
+      if (greatest != null) {
+        accepted.accept(greatest);
+      }
+    });
+  }
+
+  private void reject(String why) {
+    rejected.run();
+    long now = System.currentTimeMillis();
+    // One line per minute at most: a misbehaving publisher must not flood the log.
+    if (now - lastLogMillis >= 60_000) {
+      LOG.warn("rejected replication progress on the event bus: {}{}", why,
+          unloggedRejections > 0 ? " (and " + unloggedRejections + " more since the last report)" : "");
+      lastLogMillis = now;
+      unloggedRejections = 0;
+    } else {
+      unloggedRejections++;
+    }
+  }
+
+  private static String abbreviated(Object body) {
+    String text = String.valueOf(body);
+    return text.length() > 80 ? text.substring(0, 80) + "…" : text;
+  }
+}

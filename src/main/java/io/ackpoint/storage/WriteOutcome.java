@@ -1,0 +1,29 @@
+package io.ackpoint.storage;
+
+/** What storing a batch did for one full user id. */
+public sealed interface WriteOutcome {
+
+  /**
+   * Written. Supplied requests of the user are answered {@code checkpoint}, the id storage holds
+   * now; generated requests {@code generated}, the new id made for them ({@code 0} when the batch
+   * had none for this user).
+   */
+  record Stored(long checkpoint, long generated) implements WriteOutcome {
+  }
+
+  /**
+   * The stored id is 2^63-1, so no greater id can be generated: the user's generated requests fail
+   * and nothing changed for them; its supplied requests (necessarily not greater) are answered
+   * {@code checkpoint}.
+   */
+  record Exhausted(long checkpoint) implements WriteOutcome {
+  }
+
+  /** Not written: the user's rows kept changing under concurrent batches beyond the retry limit. */
+  record Contended() implements WriteOutcome {
+  }
+
+  /** Not written: the database refused this user's data (the rest of the batch was written). */
+  record Rejected(String reason) implements WriteOutcome {
+  }
+}

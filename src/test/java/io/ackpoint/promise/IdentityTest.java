@@ -1,0 +1,81 @@
+package io.ackpoint.promise;
+
+import io.ackpoint.support.RunningAckpoint;
+import io.ackpoint.support.StreamClient;
+import io.ackpoint.support.TestAckpoint;
+import io.ackpoint.support.TestKeys;
+import io.vertx.core.Vertx;
+import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import static io.ackpoint.support.ApiClient.data;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * A full user id is the pair (sub, client id): no two different pairs share a row, a counter or an
+ * acknowledgement, whatever characters the sub contains.
+ */
+@ExtendWith(VertxExtension.class)
+class IdentityTest {
+
+  private Vertx vertx;
+  private RunningAckpoint app;
+
+  @BeforeEach
+  void start(Vertx vertx) {
+    this.vertx = vertx;
+    app = RunningAckpoint.fresh(vertx, TestAckpoint::withFollower);
+  }
+
+  @AfterEach
+  void stop() {
+    app.close();
+  }
+
+  @Test
+  void aSubWithASlashNeverSharesTheCounterOfAnotherSubsClient() {
+    String alice = TestKeys.token(vertx, "alice");
+    String alicePhone = TestKeys.token(vertx, "alice/phone");
+    assertEquals("1", data(app.api.writeCheckpoint2(alice, "phone")).getString("write_checkpoint"));
+    assertEquals("1", data(app.api.writeCheckpoint2(alicePhone, null)).getString("write_checkpoint"));
+    assertEquals("2", data(app.api.writeCheckpoint2(alice, "phone")).getString("write_checkpoint"));
+    assertEquals("2", data(app.api.writeCheckpoint2(alicePhone, null)).getString("write_checkpoint"));
+  }
+
+  @Test
+  void aSuppliedIdNeverRaisesAnotherPrincipalsCheckpoint() {
+    String alice = TestKeys.token(vertx, "alice");
+    String alicePhone = TestKeys.token(vertx, "alice/phone");
+    assertEquals("3", data(app.api.checkpointRequest(alice, "phone", "3")).getString("checkpoint_request_id"));
+    assertEquals("1", data(app.api.checkpointRequest(alicePhone, null, "1")).getString("checkpoint_request_id"));
+  }
+
+  @Test
+  void aStreamOfASubWithASlashSeesOnlyItsOwnAcknowledgements() {
+    String alice = TestKeys.token(vertx, "alice");
+    String alicePhone = TestKeys.token(vertx, "alice/phone");
+    try (StreamClient impostor = StreamClient.syncStream(vertx, app.port(), alicePhone, null)) {
+      impostor.next();
+      impostor.next();
+      data(app.api.checkpointRequest(alice, "phone", "40"));
+      data(app.api.checkpointRequest(alicePhone, null, "2"));
+      // The first acknowledgement this stream sees is its own 2, never alice's 40.
+      assertEquals("2", impostor.nextMatching(line -> line.containsKey("checkpoint_diff"))
+          .getJsonObject("checkpoint_diff").getString("write_checkpoint"));
+    }
+  }
+
+  @Test
+  void subjectsThatDifferOnlyInUnpairedSurrogatesAreRefusedNotMerged() {
+    // Spelled as JSON escapes: a token is JSON text, and JSON can name a lone surrogate.
+    long exp = java.time.Instant.now().getEpochSecond() + 600;
+    String loneHigh = TestKeys.withRawClaims("{\"sub\":\"a\\ud800\",\"aud\":\"" + TestKeys.AUDIENCE + "\",\"exp\":" + exp + "}");
+    String loneLow = TestKeys.withRawClaims("{\"sub\":\"a\\udc00\",\"aud\":\"" + TestKeys.AUDIENCE + "\",\"exp\":" + exp + "}");
+    assertEquals(401, app.api.writeCheckpoint2(loneHigh, null).statusCode());
+    assertEquals(401, app.api.writeCheckpoint2(loneLow, null).statusCode());
+    assertEquals(0, app.sql.checkpointRows());
+  }
+}
