@@ -116,7 +116,7 @@ public final class Ackpoint {
 
   /** Schema migrations run once per start, before any verticle touches storage. */
   private static Future<Void> migrate(Vertx vertx, AckpointConfig config) {
-    Pool pool = PgPools.create(vertx, config.storage(), 1, "ackpoint-migrations");
+    Pool pool = PgPools.forMigrations(vertx, config.storage());
     return PgMigrations.migrate(pool)
         .recover(e -> Future.failedFuture(AckpointException.storageUnavailable(e)))
         .eventually(pool::close)

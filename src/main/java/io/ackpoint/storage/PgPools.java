@@ -8,35 +8,60 @@ import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
 
+import java.util.concurrent.TimeUnit;
+
 /** Connection pools to PostgreSQL, for storage and for the source alike. */
 public final class PgPools {
 
   private PgPools() {
   }
 
-  public static Pool create(Vertx vertx, DatabaseConfig database, String name) {
-    return create(vertx, database, database.poolSize(), name);
-  }
-
   /**
    * A pool with prepared statements cached per connection and pipelining on, so that the statements
    * of concurrent batches share connections without waiting for each other's round trips.
+   *
+   * <p>Every statement is bounded. The server cancels one that runs longer than
+   * {@code statement_timeout} (a lock held for ever, a stalled disk); a connection on which nothing
+   * at all arrives for longer than that plus {@code connect_timeout} is closed, failing what it
+   * carried, since a live server would have answered by then (if only with the cancellation). That
+   * also closes idle connections after as long; the pool opens new ones on demand.
    */
-  public static Pool create(Vertx vertx, DatabaseConfig database, int maxSize, String name) {
+  public static Pool create(Vertx vertx, DatabaseConfig database, String name) {
+    PgConnectOptions connect = connectOptions(database, name);
+    // Sent at connection start-up, so it holds for every statement without a round trip of its own.
+    connect.addProperty("statement_timeout", Long.toString(database.statementTimeout().toMillis()));
+    NetClientOptions transport = transport(database)
+        .setReadIdleTimeout((int) database.statementTimeout().plus(database.connectTimeout()).toMillis())
+        .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
+    return build(vertx, connect, database.poolSize(), name, transport);
+  }
+
+  /** One connection without statement bounds: schema migrations may legitimately build an index for long. */
+  public static Pool forMigrations(Vertx vertx, DatabaseConfig database) {
+    String name = "ackpoint-migrations";
+    return build(vertx, connectOptions(database, name), 1, name, transport(database));
+  }
+
+  private static PgConnectOptions connectOptions(DatabaseConfig database, String name) {
     PgConnectOptions connect = PgConnectOptions.fromUri(database.uri())
         .setCachePreparedStatements(true)
         .setPipeliningLimit(256);
     if (connect.getProperties() == null || !connect.getProperties().containsKey("application_name")) {
       connect.addProperty("application_name", name);
     }
-    // Sent at connection start-up: the server cancels any statement running longer, so a stalled
-    // database (a lock held for ever, a full disk) fails batches instead of holding them.
-    connect.addProperty("statement_timeout", Long.toString(database.statementTimeout().toMillis()));
+    return connect;
+  }
+
+  /**
+   * Keepalive so the kernel eventually notices a peer that vanished; a bounded connect so a database
+   * that is down fails requests quickly (503) instead of queueing them.
+   */
+  private static NetClientOptions transport(DatabaseConfig database) {
+    return new NetClientOptions().setTcpKeepAlive(true).setConnectTimeout((int) database.connectTimeout().toMillis());
+  }
+
+  private static Pool build(Vertx vertx, PgConnectOptions connect, int maxSize, String name, NetClientOptions transport) {
     PoolOptions pool = new PoolOptions().setMaxSize(maxSize).setName(name);
-    // Keepalive so the kernel eventually notices a peer that vanished; a bounded connect so a
-    // database that is down fails requests quickly (503) instead of queueing them.
-    NetClientOptions transport = new NetClientOptions().setTcpKeepAlive(true)
-        .setConnectTimeout((int) database.connectTimeout().toMillis());
     return PgBuilder.pool().with(pool).with(transport).connectingTo(connect).using(vertx).build();
   }
 }

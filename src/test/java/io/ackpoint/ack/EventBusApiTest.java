@@ -74,4 +74,27 @@ class EventBusApiTest {
           ackpoint.close().onComplete(test.succeedingThenComplete());
         })));
   }
+
+  @Test
+  void aRequestWhoseBodyIsNotAJsonObjectIsRefusedWith400(Vertx vertx, VertxTestContext test) {
+    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
+    Ackpoint ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
+    vertx.eventBus().request(EventBusAddresses.CHECKPOINT_CREATE, "shop-42")
+        .onComplete(test.failing(e -> test.verify(() -> {
+          assertEquals(400, ((ReplyException) e).failureCode());
+          ackpoint.close().onComplete(test.succeedingThenComplete());
+        })));
+  }
+
+  @Test
+  void aUserIdThatStorageCannotHoldIsRefusedWith400(Vertx vertx, VertxTestContext test) {
+    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
+    Ackpoint ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
+    vertx.eventBus().request(EventBusAddresses.CHECKPOINT_CREATE, new JsonObject().put("user_id", "nul\u0000byte"))
+        .onComplete(test.failing(e -> test.verify(() -> {
+          assertEquals(400, ((ReplyException) e).failureCode());
+          assertEquals("ACK_INVALID_USER_ID", new JsonObject(e.getMessage()).getString("code"));
+          ackpoint.close().onComplete(test.succeedingThenComplete());
+        })));
+  }
 }

@@ -54,6 +54,21 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aMistypedEnvironmentVariableStopsStartupNamingItAndTheLikelyKey() {
+    ConfigException e = assertThrows(ConfigException.class,
+        () -> ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_HTTP_PROT", "9090")));
+    assertTrue(e.getMessage().contains("ACKPOINT_HTTP_PROT"), e.getMessage());
+    assertTrue(e.getMessage().contains("did you mean ACKPOINT_HTTP_PORT?"), e.getMessage());
+    assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_SOMETHING_ELSE_ENTIRELY", "1")));
+  }
+
+  @Test
+  void variablesThatAreNotKeysButAreAllowedPass() {
+    assertEquals(9090, ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_CONFIG", "x.yaml", "ACKPOINT_HTTP_PORT", "9090",
+        "PATH", "/bin")).http().port());
+  }
+
+  @Test
   void anUnknownKeyStopsStartupNamingTheKey() {
     JsonObject json = minimal().put("http", new JsonObject().put("prot", 1));
     ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(json, Map.of()));

@@ -24,6 +24,8 @@ public final class TcpProxy {
   private final Set<NetSocket> sockets = ConcurrentHashMap.newKeySet();
   private volatile byte[] cutOn;
   private volatile Promise<Void> cut;
+  private volatile byte[] stallOn;
+  private volatile Promise<Void> stall;
 
   private TcpProxy(Vertx vertx, String host, int port) {
     this.client = vertx.createNetClient();
@@ -37,15 +39,25 @@ public final class TcpProxy {
         NetSocket upstream = ar.result();
         sockets.add(downstream);
         sockets.add(upstream);
+        boolean[] stalled = new boolean[1];
         downstream.handler(data -> {
           if (shouldCut(data)) {
             downstream.close();
             upstream.close();
             return;
           }
+          if (stalled[0] || shouldStall(data)) {
+            // Open, yet silent for ever in both directions: a network that drops everything.
+            stalled[0] = true;
+            return;
+          }
           upstream.write(data);
         });
-        upstream.handler(downstream::write);
+        upstream.handler(data -> {
+          if (!stalled[0]) {
+            downstream.write(data);
+          }
+        });
         downstream.closeHandler(v -> {
           sockets.remove(downstream);
           upstream.close();
@@ -82,6 +94,26 @@ public final class TcpProxy {
     cut = Promise.promise();
     cutOn = text.getBytes(StandardCharsets.UTF_8);
     return cut.future();
+  }
+
+  /**
+   * From the next chunk a client sends that contains {@code text} on, that connection forwards
+   * nothing in either direction, but stays open. Completes the returned future when that happened.
+   */
+  public Future<Void> stallWhenClientSends(String text) {
+    stall = Promise.promise();
+    stallOn = text.getBytes(StandardCharsets.UTF_8);
+    return stall.future();
+  }
+
+  private boolean shouldStall(Buffer data) {
+    byte[] pattern = stallOn;
+    if (pattern == null || !contains(data.getBytes(), pattern)) {
+      return false;
+    }
+    stallOn = null;
+    stall.tryComplete();
+    return true;
   }
 
   private boolean shouldCut(Buffer data) {

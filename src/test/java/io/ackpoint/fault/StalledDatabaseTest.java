@@ -1,0 +1,93 @@
+package io.ackpoint.fault;
+
+import io.ackpoint.support.ApiClient;
+import io.ackpoint.support.Await;
+import io.ackpoint.support.RunningAckpoint;
+import io.ackpoint.support.Sql;
+import io.ackpoint.support.TcpProxy;
+import io.ackpoint.support.TestDatabase;
+import io.ackpoint.support.TestKeys;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.sqlclient.SqlConnection;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import static io.ackpoint.support.ApiClient.data;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * A database that stops answering fails batches within bounded time, answered 503 with
+ * Retry-After, and service resumes by itself: nothing piles up behind a stalled statement.
+ */
+@ExtendWith(VertxExtension.class)
+class StalledDatabaseTest {
+
+  private Vertx vertx;
+  private String db;
+  private TcpProxy proxy;
+  private RunningAckpoint app;
+  private String token;
+
+  @BeforeEach
+  void setUp(Vertx vertx) {
+    this.vertx = vertx;
+    db = TestDatabase.freshDatabase();
+    proxy = TcpProxy.start(vertx, "localhost", TestDatabase.server().getPort());
+    token = TestKeys.token(vertx, "u");
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (app != null) {
+      app.close();
+    }
+    proxy.close();
+  }
+
+  private void start() {
+    app = RunningAckpoint.on(vertx, db, config -> {
+      JsonObject storage = config.getJsonObject("storage").put("uri", proxy.proxied(db))
+          .put("statement_timeout", "1s").put("connect_timeout", "1s");
+      config.put("storage", storage);
+      config.put("batching", new JsonObject().put("max_in_flight_batches", 1).put("request_timeout", "4s"));
+      return config;
+    });
+  }
+
+  @Test
+  void aStatementStuckBehindALockIsCancelledByTheStatementTimeout() {
+    start();
+    assertEquals("1", data(app.api.checkpointRequest(token, "c", "1")).getString("checkpoint_request_id"));
+    try (Sql locker = new Sql(vertx, db)) {
+      SqlConnection held = Await.result(locker.pool().getConnection());
+      Await.result(held.query("BEGIN").execute());
+      Await.result(held.query("SELECT * FROM ackpoint_write_checkpoints FOR UPDATE").execute());
+      HttpResponse<Buffer> stuck = app.api.checkpointRequest(token, "c", "2");
+      assertEquals(503, stuck.statusCode(), stuck.bodyAsString());
+      assertEquals("ACK_STORAGE_UNAVAILABLE", ApiClient.errorCode(stuck));
+      assertEquals("1", stuck.getHeader("Retry-After"));
+      Await.result(held.query("ROLLBACK").execute());
+      Await.result(held.close());
+    }
+    assertEquals("2", data(app.api.checkpointRequest(token, "c", "2")).getString("checkpoint_request_id"));
+  }
+
+  @Test
+  void aSilentlyStalledConnectionFailsItsBatchInBoundedTimeAndTheNextBatchSucceeds() {
+    start();
+    assertEquals("1", data(app.api.checkpointRequest(token, "c", "1")).getString("checkpoint_request_id"));
+    var stalled = proxy.stallWhenClientSends("unnest($1::text[], $2::text[], $3::int8[], $4::bool[])");
+    HttpResponse<Buffer> lost = app.api.checkpointRequest(token, "c", "2");
+    Await.result(stalled);
+    assertEquals(503, lost.statusCode(), lost.bodyAsString());
+    assertEquals("1", lost.getHeader("Retry-After"));
+    // The only in-flight slot was given back and the dead connection dropped: service goes on.
+    assertEquals("3", data(app.api.checkpointRequest(token, "c", "3")).getString("checkpoint_request_id"));
+  }
+}
