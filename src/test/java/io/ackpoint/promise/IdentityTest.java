@@ -78,4 +78,17 @@ class IdentityTest {
     assertEquals(401, app.api.writeCheckpoint2(loneLow, null).statusCode());
     assertEquals(0, app.sql.checkpointRows());
   }
+
+  @Test
+  void clientIdsThatAreNotWellFormedPercentEncodedUtf8AreRefusedNotMerged() {
+    String token = TestKeys.token(vertx, "bytes");
+    for (String query : new String[] {"client_id=%ED%A0%80", "client_id=%FF", "client_id=%", "client_id=%zz", "client_id=%C3"}) {
+      var response = io.ackpoint.support.ApiClient.send(app.api.request(io.vertx.core.http.HttpMethod.GET,
+          "/write-checkpoint2.json?" + query).putHeader("Authorization", "Token " + token), null);
+      assertEquals(400, response.statusCode(), query + ": " + response.bodyAsString());
+      assertEquals("ACK_INVALID_QUERY", io.ackpoint.support.ApiClient.errorCode(response));
+    }
+    assertEquals(0, app.sql.checkpointRows());
+    assertEquals("1", data(app.api.writeCheckpoint2(token, "caf\u00e9 \ud83d\ude00")).getString("write_checkpoint"));
+  }
 }

@@ -1,0 +1,54 @@
+package io.ackpoint.http;
+
+import io.vertx.core.Handler;
+import io.vertx.ext.web.RoutingContext;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Refuses (400) a query string that is not well-formed percent-encoded UTF-8. A lenient decoder turns
+ * a stray {@code %} into an exception and every malformed byte sequence into U+FFFD, so that two
+ * different client ids would become the same one; after this check, decoding is exact.
+ */
+final class StrictQuery implements Handler<RoutingContext> {
+
+  @Override
+  public void handle(RoutingContext ctx) {
+    String query = ctx.request().query();
+    if (query != null && !wellFormed(query)) {
+      Responses.error(ctx.response(), 400, "ACK_INVALID_QUERY", "the query string is not well-formed percent-encoded UTF-8");
+      return;
+    }
+    ctx.next();
+  }
+
+  static boolean wellFormed(String query) {
+    ByteBuffer bytes = ByteBuffer.allocate(query.length());
+    for (int i = 0; i < query.length(); i++) {
+      char c = query.charAt(i);
+      if (c == '%') {
+        if (i + 2 >= query.length() || Character.digit(query.charAt(i + 1), 16) < 0 || Character.digit(query.charAt(i + 2), 16) < 0) {
+          return false;
+        }
+        bytes.put((byte) (Character.digit(query.charAt(i + 1), 16) << 4 | Character.digit(query.charAt(i + 2), 16)));
+        i += 2;
+      } else if (c > 0x7F) {
+        return false; // a request line carries bytes; Netty reads them as ISO-8859-1, not as text
+      } else {
+        bytes.put((byte) c);
+      }
+    }
+    try {
+      StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(bytes.flip());
+      return true;
+    } catch (CharacterCodingException e) {
+      return false;
+    }
+  }
+}
