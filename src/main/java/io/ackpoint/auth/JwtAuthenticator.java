@@ -3,15 +3,12 @@ package io.ackpoint.auth;
 import io.ackpoint.config.AckpointConfig.AuthConfig;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.ext.auth.User;
 import io.vertx.ext.auth.authentication.TokenCredentials;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -25,7 +22,6 @@ import java.util.regex.Pattern;
 public final class JwtAuthenticator {
 
   private static final Pattern AUTHORIZATION = Pattern.compile("^(Token|Bearer) (\\S+)$");
-  private static final Base64.Decoder BASE64URL = Base64.getUrlDecoder();
 
   private final Vertx vertx;
   private final AuthConfig config;
@@ -69,90 +65,65 @@ public final class JwtAuthenticator {
     if (!m.matches()) {
       return fail(AuthFailure.MISSING);
     }
-    String token = m.group(2);
-    AuthenticatedUser known = verified.get(token);
+    String compact = m.group(2);
+    AuthenticatedUser known = verified.get(compact);
     if (known != null) {
       return known.expiresAt().getEpochSecond() > clock.instant().getEpochSecond() - config.clockSkew().toSeconds()
           ? Future.succeededFuture(known)
           : fail(AuthFailure.EXPIRED);
     }
-    String[] parts = token.split("\\.", -1);
-    if (parts.length != 3 || parts[2].isEmpty()) {
-      return fail(parts.length == 3 && "none".equalsIgnoreCase(algorithmOf(parts[0]))
-          ? AuthFailure.UNSUPPORTED_ALGORITHM : AuthFailure.MALFORMED);
+    Token token;
+    try {
+      token = Token.parse(compact);
+    } catch (AuthenticationException e) {
+      return Future.failedFuture(e);
     }
-    JsonObject header = decodeSegment(parts[0]);
-    JsonObject claims = decodeSegment(parts[1]);
-    if (header == null || claims == null || !(header.getValue("alg") instanceof String alg)) {
-      return fail(AuthFailure.MALFORMED);
-    }
-    Object kidValue = header.getValue("kid");
-    if (kidValue != null && !(kidValue instanceof String)) {
-      return fail(AuthFailure.MALFORMED);
-    }
-    String kid = (String) kidValue;
+    String kid = token.kid();
     if (kid != null && !keys.hasKey(kid)) {
       if (remote == null || !remote.mayRefresh()) {
         return fail(AuthFailure.UNKNOWN_KEY);
       }
       return refreshRemoteKeys().transform(ignored -> keys.hasKey(kid)
-          ? verify(token, alg, claims)
+          ? verify(token)
           : fail(AuthFailure.UNKNOWN_KEY));
     }
-    return verify(token, alg, claims);
+    return verify(token);
   }
 
-  private Future<AuthenticatedUser> verify(String token, String alg, JsonObject claims) {
-    if (!keys.accepts(alg)) {
+  private Future<AuthenticatedUser> verify(Token token) {
+    KeySet used = keys;
+    if (!used.accepts(token.alg())) {
       return fail(AuthFailure.UNSUPPORTED_ALGORITHM);
     }
-    return keys.verifier().authenticate(new TokenCredentials(token)).transform(ar -> {
+    return verifySignature(used, token.compact()).transform(ar -> {
       if (ar.failed()) {
-        return fail(AuthFailure.BAD_SIGNATURE);
+        return ar.cause() instanceof AuthenticationException e ? Future.failedFuture(e) : fail(AuthFailure.BAD_SIGNATURE);
       }
-      return checkClaims(claims).onSuccess(user -> verified.put(token, user));
+      AuthenticatedUser user;
+      try {
+        user = token.claims().user(clock.instant().getEpochSecond(), config.clockSkew().toSeconds(), config.audiences());
+      } catch (AuthenticationException e) {
+        return Future.failedFuture(e);
+      }
+      // A key removed while this token was verified must not go on vouching for it from the cache.
+      if (used == keys) {
+        verified.put(token.compact(), user);
+      }
+      return Future.succeededFuture(user);
     });
   }
 
-  private Future<AuthenticatedUser> checkClaims(JsonObject claims) {
-    long now = clock.instant().getEpochSecond();
-    long skew = config.clockSkew().toSeconds();
-    if (!(claims.getValue("exp") instanceof Number exp)) {
-      return fail(AuthFailure.EXPIRED);
-    }
-    if (now - skew >= exp.longValue()) {
-      return fail(AuthFailure.EXPIRED);
-    }
-    Object nbf = claims.getValue("nbf");
-    Object iat = claims.getValue("iat");
-    if ((nbf != null && !(nbf instanceof Number)) || (iat != null && !(iat instanceof Number))) {
+  /**
+   * vertx-auth-jwt verifies the signature, then reads {@code exp}, {@code iat} and {@code nbf} itself
+   * and throws on values it cannot read. {@link Token#parse} refuses those first; anything still thrown
+   * is a token we cannot read, so a 401 and never a 500.
+   */
+  private static Future<User> verifySignature(KeySet keys, String compact) {
+    try {
+      return keys.verifier().authenticate(new TokenCredentials(compact));
+    } catch (RuntimeException e) {
       return fail(AuthFailure.MALFORMED);
     }
-    if ((nbf != null && ((Number) nbf).longValue() > now + skew)
-        || (iat != null && ((Number) iat).longValue() > now + skew)) {
-      return fail(AuthFailure.NOT_YET_VALID);
-    }
-    if (!audienceAccepted(claims.getValue("aud"))) {
-      return fail(AuthFailure.WRONG_AUDIENCE);
-    }
-    if (!(claims.getValue("sub") instanceof String sub) || sub.isEmpty()) {
-      return fail(AuthFailure.INVALID_SUBJECT);
-    }
-    return Future.succeededFuture(new AuthenticatedUser(sub, Instant.ofEpochSecond(exp.longValue())));
-  }
-
-  private boolean audienceAccepted(Object aud) {
-    if (aud instanceof String single) {
-      return config.audiences().contains(single);
-    }
-    if (aud instanceof JsonArray list) {
-      for (Object item : list) {
-        if (item instanceof String s && config.audiences().contains(s)) {
-          return true;
-        }
-      }
-    }
-    return false;
   }
 
   private Future<Void> refreshRemoteKeys() {
@@ -164,19 +135,6 @@ public final class JwtAuthenticator {
       verified.clear();
       return null;
     });
-  }
-
-  private static String algorithmOf(String headerSegment) {
-    JsonObject header = decodeSegment(headerSegment);
-    return header == null ? null : header.getString("alg", null);
-  }
-
-  private static JsonObject decodeSegment(String segment) {
-    try {
-      return new JsonObject(new String(BASE64URL.decode(segment), StandardCharsets.UTF_8));
-    } catch (RuntimeException e) {
-      return null;
-    }
   }
 
   private static <T> Future<T> fail(AuthFailure reason) {

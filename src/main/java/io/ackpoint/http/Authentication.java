@@ -30,7 +30,7 @@ final class Authentication implements Handler<RoutingContext> {
         ctx.next();
       } else if (ar.cause() instanceof AuthenticationException e) {
         ctx.response().putHeader("WWW-Authenticate", "Bearer");
-        Responses.error(ctx.response(), 401, e.reason().code(), e.reason().description());
+        Responses.error(ctx.response(), 401, e.reason().code(), e.description());
       } else {
         ctx.fail(ar.cause());
       }

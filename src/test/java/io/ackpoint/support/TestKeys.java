@@ -51,9 +51,14 @@ public final class TestKeys {
 
   /** A token assembled by hand, for the header tricks a signing library refuses to make. */
   public static String handMade(JsonObject header, JsonObject claims, String hmacSecret) {
+    return handMade(header.encode(), claims.encode(), hmacSecret);
+  }
+
+  /** A token of header and claims given as JSON text (see {@link RawJson}), HS256-signed unless the secret is null. */
+  public static String handMade(String headerJson, String claimsJson, String hmacSecret) {
     Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
-    String signingInput = b64.encodeToString(header.encode().getBytes(StandardCharsets.UTF_8)) + "."
-        + b64.encodeToString(claims.encode().getBytes(StandardCharsets.UTF_8));
+    String signingInput = b64.encodeToString(headerJson.getBytes(StandardCharsets.UTF_8)) + "."
+        + b64.encodeToString(claimsJson.getBytes(StandardCharsets.UTF_8));
     if (hmacSecret == null) {
       return signingInput + ".";
     }
