@@ -14,10 +14,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Verifies {@code Authorization: Token|Bearer <jwt>} headers against the configured keys: inline
- * JWKS and, optionally, a JWKS URI that is fetched at start and again when a token names an unknown
- * key id. Signatures are verified by vertx-auth-jwt; the header and claims are checked here so that
+ * Verifies {@code Authorization: Token|Bearer <jwt>} headers against the trusted keys: the inline
+ * JWKS, always, and the keys of the JWKS URI if one is configured. Those are fetched at start, every
+ * refresh interval, and on demand (rate-limited) for a token that names an unknown kid or, without a
+ * kid, that no known key verifies; each successful fetch replaces the remote keys, a failed one keeps
+ * them. Signatures are verified by vertx-auth-jwt; the header and claims are checked here so that
  * every failure has a specific reason.
+ *
+ * <p>Confined to the event loop that creates it (an HTTP verticle's): the refresh timer and the
+ * fetches run there too, so its state needs no synchronization.
  */
 public final class JwtAuthenticator {
 
@@ -29,7 +34,9 @@ public final class JwtAuthenticator {
   private final List<JsonObject> inlineKeys;
   private final RemoteJwks remote;
   private final VerifiedTokens verified = new VerifiedTokens(10_000);
+  private List<JsonObject> remoteKeys = List.of();
   private KeySet keys;
+  private long refreshTimer = -1;
 
   private JwtAuthenticator(Vertx vertx, AuthConfig config, Clock clock, RemoteJwks remote) {
     this.vertx = vertx;
@@ -40,21 +47,35 @@ public final class JwtAuthenticator {
     this.keys = KeySet.of(vertx, inlineKeys);
   }
 
-  /** Creates an authenticator; with a JWKS URI, its keys are fetched before the future completes. */
-  public static Future<JwtAuthenticator> create(Vertx vertx, AuthConfig config) {
-    return create(vertx, config, Clock.systemUTC());
+  /**
+   * Creates an authenticator on the current event loop; with a JWKS URI, its keys are fetched before
+   * the future completes, then refreshed until {@link #close}. Fetch failures go to {@code listener}.
+   */
+  public static Future<JwtAuthenticator> create(Vertx vertx, AuthConfig config, JwksListener listener) {
+    return create(vertx, config, listener, Clock.systemUTC());
   }
 
-  static Future<JwtAuthenticator> create(Vertx vertx, AuthConfig config, Clock clock) {
+  static Future<JwtAuthenticator> create(Vertx vertx, AuthConfig config, JwksListener listener, Clock clock) {
     RemoteJwks remote = config.jwksUri().isBlank() ? null
-        : new RemoteJwks(vertx, config.jwksUri(), config.jwksRefreshInterval(), config.jwksFetchTimeout());
+        : new RemoteJwks(vertx, config.jwksUri(), config.jwksMinFetchInterval(), config.jwksFetchTimeout(), listener);
     JwtAuthenticator authenticator = new JwtAuthenticator(vertx, config, clock, remote);
     if (remote == null) {
       return Future.succeededFuture(authenticator);
     }
+    authenticator.refreshTimer = vertx.setPeriodic(config.jwksRefreshInterval().toMillis(),
+        id -> authenticator.refreshRemoteKeys());
     // A JWKS endpoint that is down at start must not stop the service: inline keys still work and
-    // the remote keys are fetched again on the first token that needs them.
+    // the remote keys are fetched again on the next refresh or the first token that needs them.
     return authenticator.refreshRemoteKeys().otherwiseEmpty().map(authenticator);
+  }
+
+  /** Stops refreshing the remote keys. */
+  public Future<Void> close() {
+    if (remote == null) {
+      return Future.succeededFuture();
+    }
+    vertx.cancelTimer(refreshTimer);
+    return remote.close();
   }
 
   public Future<AuthenticatedUser> authenticate(String authorizationHeader) {
@@ -80,14 +101,28 @@ public final class JwtAuthenticator {
     }
     String kid = token.kid();
     if (kid != null && !keys.hasKey(kid)) {
-      if (remote == null || !remote.mayRefresh()) {
-        return fail(AuthFailure.UNKNOWN_KEY);
-      }
-      return refreshRemoteKeys().transform(ignored -> keys.hasKey(kid)
-          ? verify(token)
-          : fail(AuthFailure.UNKNOWN_KEY));
+      // Perhaps a key rotated in since the last refresh.
+      return mayFetch()
+          ? refreshRemoteKeys().transform(ignored -> keys.hasKey(kid) ? verify(token) : fail(AuthFailure.UNKNOWN_KEY))
+          : fail(AuthFailure.UNKNOWN_KEY);
     }
-    return verify(token);
+    Future<AuthenticatedUser> verification = verify(token);
+    if (kid != null) {
+      return verification;
+    }
+    // Without a kid, the only sign of a key rotated in is that no known key verifies the token.
+    return verification.recover(failure -> noKnownKeyVerifies(failure) && mayFetch()
+        ? refreshRemoteKeys().transform(fetch -> fetch.succeeded() ? verify(token) : verification)
+        : verification);
+  }
+
+  private boolean mayFetch() {
+    return remote != null && remote.mayFetch();
+  }
+
+  private static boolean noKnownKeyVerifies(Throwable failure) {
+    return failure instanceof AuthenticationException e
+        && (e.reason() == AuthFailure.BAD_SIGNATURE || e.reason() == AuthFailure.UNSUPPORTED_ALGORITHM);
   }
 
   private Future<AuthenticatedUser> verify(Token token) {
@@ -126,13 +161,17 @@ public final class JwtAuthenticator {
     }
   }
 
+  /** Fetches the remote keys; the trusted keys become the inline ones plus those just fetched. */
   private Future<Void> refreshRemoteKeys() {
-    return remote.fetch().map(remoteKeys -> {
-      List<JsonObject> all = new ArrayList<>(inlineKeys);
-      all.addAll(remoteKeys);
-      keys = KeySet.of(vertx, all);
-      // A key that disappeared must not keep vouching for the tokens it signed.
-      verified.clear();
+    return remote.fetch().map(fetched -> {
+      if (!fetched.equals(remoteKeys)) {
+        remoteKeys = fetched;
+        List<JsonObject> all = new ArrayList<>(inlineKeys);
+        all.addAll(fetched);
+        keys = KeySet.of(vertx, all);
+        // A key that disappeared must not keep vouching for the tokens it signed.
+        verified.clear();
+      }
       return null;
     });
   }

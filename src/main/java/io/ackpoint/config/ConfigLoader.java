@@ -191,7 +191,8 @@ public final class ConfigLoader {
         r.stringList("auth.audience"),
         r.object("auth.jwks"),
         r.string("auth.jwks_uri"),
-        r.duration("auth.jwks_refresh_interval"),
+        positive(r, "auth.jwks_refresh_interval"),
+        r.duration("auth.jwks_min_fetch_interval"),
         positive(r, "auth.jwks_fetch_timeout"),
         r.duration("auth.clock_skew"));
     if (auth.audiences().isEmpty()) {

@@ -143,6 +143,21 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void remoteKeysAreRefreshedEveryFiveMinutesAndFetchedOnDemandAtMostEvery30Seconds() {
+    AckpointConfig defaults = ConfigLoader.resolve(minimal(), Map.of());
+    assertEquals(Duration.ofMinutes(5), defaults.auth().jwksRefreshInterval());
+    assertEquals(Duration.ofSeconds(30), defaults.auth().jwksMinFetchInterval());
+    assertEquals(Duration.ofSeconds(5), defaults.auth().jwksFetchTimeout());
+    AckpointConfig overridden = ConfigLoader.resolve(minimal(), Map.of(
+        "ACKPOINT_AUTH_JWKS_REFRESH_INTERVAL", "1h", "ACKPOINT_AUTH_JWKS_MIN_FETCH_INTERVAL", "0s"));
+    assertEquals(Duration.ofHours(1), overridden.auth().jwksRefreshInterval());
+    assertEquals(Duration.ZERO, overridden.auth().jwksMinFetchInterval());
+    ConfigException zero = assertThrows(ConfigException.class,
+        () -> ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_AUTH_JWKS_REFRESH_INTERVAL", "0s")));
+    assertTrue(zero.getMessage().contains("'auth.jwks_refresh_interval'"), zero.getMessage());
+  }
+
+  @Test
   void retentionIsADurationAndTheReferenceKeysAreAccepted() {
     assertEquals(Duration.ofDays(30), ConfigLoader.resolve(minimal(), Map.of()).checkpoints().requestRetention());
     assertEquals(Duration.ofMinutes(60), ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_CHECKPOINTS_REQUEST_RETENTION", "60m"))
