@@ -15,6 +15,7 @@ COPY conf /app/conf
 RUN mkdir -p /app/data && chown -R ackpoint:ackpoint /app
 USER ackpoint
 # Listen on every interface inside the container; the embedded database keeps its data in /app/data.
+# Off loopback the development key of conf/ackpoint.yaml is refused: set ACKPOINT_AUTH_JWKS (or _JWKS_URI).
 ENV ACKPOINT_HTTP_HOST=0.0.0.0
 VOLUME /app/data
 EXPOSE 8080

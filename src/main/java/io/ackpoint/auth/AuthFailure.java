@@ -10,7 +10,7 @@ public enum AuthFailure {
   EXPIRED("ACK_AUTH_EXPIRED", "the token has expired or has no exp claim"),
   NOT_YET_VALID("ACK_AUTH_NOT_YET_VALID", "the token is not valid yet"),
   WRONG_AUDIENCE("ACK_AUTH_WRONG_AUDIENCE", "the token's audience is not accepted"),
-  INVALID_SUBJECT("ACK_AUTH_INVALID_SUBJECT", "the token's sub must be a non-empty string");
+  INVALID_SUBJECT("ACK_AUTH_INVALID_SUBJECT", "the token's sub must be a non-empty string that storage can hold");
 
   private final String code;
   private final String description;

@@ -3,29 +3,30 @@ package io.ackpoint.auth;
 import io.ackpoint.config.AckpointConfig.AuthConfig;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.ext.auth.User;
 import io.vertx.ext.auth.authentication.TokenCredentials;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Verifies {@code Authorization: Token|Bearer <jwt>} headers against the configured keys: inline
- * JWKS and, optionally, a JWKS URI that is fetched at start and again when a token names an unknown
- * key id. Signatures are verified by vertx-auth-jwt; the header and claims are checked here so that
+ * Verifies {@code Authorization: Token|Bearer <jwt>} headers against the trusted keys: the inline
+ * JWKS, always, and the keys of the JWKS URI if one is configured. Those are fetched at start, every
+ * refresh interval, and on demand (rate-limited) for a token that names an unknown kid or, without a
+ * kid, that no known key verifies; each successful fetch replaces the remote keys, a failed one keeps
+ * them. Signatures are verified by vertx-auth-jwt; the header and claims are checked here so that
  * every failure has a specific reason.
+ *
+ * <p>Confined to the event loop that creates it (an HTTP verticle's): the refresh timer and the
+ * fetches run there too, so its state needs no synchronization.
  */
 public final class JwtAuthenticator {
 
   private static final Pattern AUTHORIZATION = Pattern.compile("^(Token|Bearer) (\\S+)$");
-  private static final Base64.Decoder BASE64URL = Base64.getUrlDecoder();
 
   private final Vertx vertx;
   private final AuthConfig config;
@@ -33,7 +34,9 @@ public final class JwtAuthenticator {
   private final List<JsonObject> inlineKeys;
   private final RemoteJwks remote;
   private final VerifiedTokens verified = new VerifiedTokens(10_000);
+  private List<JsonObject> remoteKeys = List.of();
   private KeySet keys;
+  private long refreshTimer = -1;
 
   private JwtAuthenticator(Vertx vertx, AuthConfig config, Clock clock, RemoteJwks remote) {
     this.vertx = vertx;
@@ -44,21 +47,35 @@ public final class JwtAuthenticator {
     this.keys = KeySet.of(vertx, inlineKeys);
   }
 
-  /** Creates an authenticator; with a JWKS URI, its keys are fetched before the future completes. */
-  public static Future<JwtAuthenticator> create(Vertx vertx, AuthConfig config) {
-    return create(vertx, config, Clock.systemUTC());
+  /**
+   * Creates an authenticator on the current event loop; with a JWKS URI, its keys are fetched before
+   * the future completes, then refreshed until {@link #close}. Fetch failures go to {@code listener}.
+   */
+  public static Future<JwtAuthenticator> create(Vertx vertx, AuthConfig config, JwksListener listener) {
+    return create(vertx, config, listener, Clock.systemUTC());
   }
 
-  static Future<JwtAuthenticator> create(Vertx vertx, AuthConfig config, Clock clock) {
+  static Future<JwtAuthenticator> create(Vertx vertx, AuthConfig config, JwksListener listener, Clock clock) {
     RemoteJwks remote = config.jwksUri().isBlank() ? null
-        : new RemoteJwks(vertx, config.jwksUri(), config.jwksRefreshInterval(), config.jwksFetchTimeout());
+        : new RemoteJwks(vertx, config.jwksUri(), config.jwksMinFetchInterval(), config.jwksFetchTimeout(), listener);
     JwtAuthenticator authenticator = new JwtAuthenticator(vertx, config, clock, remote);
     if (remote == null) {
       return Future.succeededFuture(authenticator);
     }
+    authenticator.refreshTimer = vertx.setPeriodic(config.jwksRefreshInterval().toMillis(),
+        id -> authenticator.refreshRemoteKeys());
     // A JWKS endpoint that is down at start must not stop the service: inline keys still work and
-    // the remote keys are fetched again on the first token that needs them.
+    // the remote keys are fetched again on the next refresh or the first token that needs them.
     return authenticator.refreshRemoteKeys().otherwiseEmpty().map(authenticator);
+  }
+
+  /** Stops refreshing the remote keys. */
+  public Future<Void> close() {
+    if (remote == null) {
+      return Future.succeededFuture();
+    }
+    vertx.cancelTimer(refreshTimer);
+    return remote.close();
   }
 
   public Future<AuthenticatedUser> authenticate(String authorizationHeader) {
@@ -69,114 +86,94 @@ public final class JwtAuthenticator {
     if (!m.matches()) {
       return fail(AuthFailure.MISSING);
     }
-    String token = m.group(2);
-    AuthenticatedUser known = verified.get(token);
+    String compact = m.group(2);
+    AuthenticatedUser known = verified.get(compact);
     if (known != null) {
       return known.expiresAt().getEpochSecond() > clock.instant().getEpochSecond() - config.clockSkew().toSeconds()
           ? Future.succeededFuture(known)
           : fail(AuthFailure.EXPIRED);
     }
-    String[] parts = token.split("\\.", -1);
-    if (parts.length != 3 || parts[2].isEmpty()) {
-      return fail(parts.length == 3 && "none".equalsIgnoreCase(algorithmOf(parts[0]))
-          ? AuthFailure.UNSUPPORTED_ALGORITHM : AuthFailure.MALFORMED);
+    Token token;
+    try {
+      token = Token.parse(compact);
+    } catch (AuthenticationException e) {
+      return Future.failedFuture(e);
     }
-    JsonObject header = decodeSegment(parts[0]);
-    JsonObject claims = decodeSegment(parts[1]);
-    if (header == null || claims == null || !(header.getValue("alg") instanceof String alg)) {
-      return fail(AuthFailure.MALFORMED);
-    }
-    Object kidValue = header.getValue("kid");
-    if (kidValue != null && !(kidValue instanceof String)) {
-      return fail(AuthFailure.MALFORMED);
-    }
-    String kid = (String) kidValue;
+    String kid = token.kid();
     if (kid != null && !keys.hasKey(kid)) {
-      if (remote == null || !remote.mayRefresh()) {
-        return fail(AuthFailure.UNKNOWN_KEY);
-      }
-      return refreshRemoteKeys().transform(ignored -> keys.hasKey(kid)
-          ? verify(token, alg, claims)
-          : fail(AuthFailure.UNKNOWN_KEY));
+      // Perhaps a key rotated in since the last refresh.
+      return mayFetch()
+          ? refreshRemoteKeys().transform(ignored -> keys.hasKey(kid) ? verify(token) : fail(AuthFailure.UNKNOWN_KEY))
+          : fail(AuthFailure.UNKNOWN_KEY);
     }
-    return verify(token, alg, claims);
+    Future<AuthenticatedUser> verification = verify(token);
+    if (kid != null) {
+      return verification;
+    }
+    // Without a kid, the only sign of a key rotated in is that no known key verifies the token.
+    return verification.recover(failure -> noKnownKeyVerifies(failure) && mayFetch()
+        ? refreshRemoteKeys().transform(fetch -> fetch.succeeded() ? verify(token) : verification)
+        : verification);
   }
 
-  private Future<AuthenticatedUser> verify(String token, String alg, JsonObject claims) {
-    if (!keys.accepts(alg)) {
+  private boolean mayFetch() {
+    return remote != null && remote.mayFetch();
+  }
+
+  private static boolean noKnownKeyVerifies(Throwable failure) {
+    return failure instanceof AuthenticationException e
+        && (e.reason() == AuthFailure.BAD_SIGNATURE || e.reason() == AuthFailure.UNSUPPORTED_ALGORITHM);
+  }
+
+  private Future<AuthenticatedUser> verify(Token token) {
+    KeySet used = keys;
+    if (!used.accepts(token.alg())) {
       return fail(AuthFailure.UNSUPPORTED_ALGORITHM);
     }
-    return keys.verifier().authenticate(new TokenCredentials(token)).transform(ar -> {
+    return verifySignature(used, token.compact()).transform(ar -> {
       if (ar.failed()) {
-        return fail(AuthFailure.BAD_SIGNATURE);
+        return ar.cause() instanceof AuthenticationException e ? Future.failedFuture(e) : fail(AuthFailure.BAD_SIGNATURE);
       }
-      return checkClaims(claims).onSuccess(user -> verified.put(token, user));
+      AuthenticatedUser user;
+      try {
+        user = token.claims().user(clock.instant().getEpochSecond(), config.clockSkew().toSeconds(), config.audiences());
+      } catch (AuthenticationException e) {
+        return Future.failedFuture(e);
+      }
+      // A key removed while this token was verified must not go on vouching for it from the cache.
+      if (used == keys) {
+        verified.put(token.compact(), user);
+      }
+      return Future.succeededFuture(user);
     });
   }
 
-  private Future<AuthenticatedUser> checkClaims(JsonObject claims) {
-    long now = clock.instant().getEpochSecond();
-    long skew = config.clockSkew().toSeconds();
-    if (!(claims.getValue("exp") instanceof Number exp)) {
-      return fail(AuthFailure.EXPIRED);
-    }
-    if (now - skew >= exp.longValue()) {
-      return fail(AuthFailure.EXPIRED);
-    }
-    Object nbf = claims.getValue("nbf");
-    Object iat = claims.getValue("iat");
-    if ((nbf != null && !(nbf instanceof Number)) || (iat != null && !(iat instanceof Number))) {
+  /**
+   * vertx-auth-jwt verifies the signature, then reads {@code exp}, {@code iat} and {@code nbf} itself
+   * and throws on values it cannot read. {@link Token#parse} refuses those first; anything still thrown
+   * is a token we cannot read, so a 401 and never a 500.
+   */
+  private static Future<User> verifySignature(KeySet keys, String compact) {
+    try {
+      return keys.verifier().authenticate(new TokenCredentials(compact));
+    } catch (RuntimeException e) {
       return fail(AuthFailure.MALFORMED);
     }
-    if ((nbf != null && ((Number) nbf).longValue() > now + skew)
-        || (iat != null && ((Number) iat).longValue() > now + skew)) {
-      return fail(AuthFailure.NOT_YET_VALID);
-    }
-    if (!audienceAccepted(claims.getValue("aud"))) {
-      return fail(AuthFailure.WRONG_AUDIENCE);
-    }
-    if (!(claims.getValue("sub") instanceof String sub) || sub.isEmpty()) {
-      return fail(AuthFailure.INVALID_SUBJECT);
-    }
-    return Future.succeededFuture(new AuthenticatedUser(sub, Instant.ofEpochSecond(exp.longValue())));
   }
 
-  private boolean audienceAccepted(Object aud) {
-    if (aud instanceof String single) {
-      return config.audiences().contains(single);
-    }
-    if (aud instanceof JsonArray list) {
-      for (Object item : list) {
-        if (item instanceof String s && config.audiences().contains(s)) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
+  /** Fetches the remote keys; the trusted keys become the inline ones plus those just fetched. */
   private Future<Void> refreshRemoteKeys() {
-    return remote.fetch().map(remoteKeys -> {
-      List<JsonObject> all = new ArrayList<>(inlineKeys);
-      all.addAll(remoteKeys);
-      keys = KeySet.of(vertx, all);
-      // A key that disappeared must not keep vouching for the tokens it signed.
-      verified.clear();
+    return remote.fetch().map(fetched -> {
+      if (!fetched.equals(remoteKeys)) {
+        remoteKeys = fetched;
+        List<JsonObject> all = new ArrayList<>(inlineKeys);
+        all.addAll(fetched);
+        keys = KeySet.of(vertx, all);
+        // A key that disappeared must not keep vouching for the tokens it signed.
+        verified.clear();
+      }
       return null;
     });
-  }
-
-  private static String algorithmOf(String headerSegment) {
-    JsonObject header = decodeSegment(headerSegment);
-    return header == null ? null : header.getString("alg", null);
-  }
-
-  private static JsonObject decodeSegment(String segment) {
-    try {
-      return new JsonObject(new String(BASE64URL.decode(segment), StandardCharsets.UTF_8));
-    } catch (RuntimeException e) {
-      return null;
-    }
   }
 
   private static <T> Future<T> fail(AuthFailure reason) {

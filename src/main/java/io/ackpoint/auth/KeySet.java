@@ -7,6 +7,7 @@ import io.vertx.ext.auth.JWTOptions;
 import io.vertx.ext.auth.jwt.JWTAuth;
 import io.vertx.ext.auth.jwt.JWTAuthOptions;
 
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -51,9 +52,28 @@ final class KeySet {
     return new KeySet(JWTAuth.create(vertx, options), Set.copyOf(kids), Set.copyOf(algs));
   }
 
+  /**
+   * The keys of a JWKS document. A document whose keys are not a list is not a JWKS: it throws
+   * {@link IllegalArgumentException} (for a remote document, a failed fetch, which keeps the keys
+   * known). A key that is not an object whose kty, kid and alg are strings is left out, as RFC 7517
+   * section 5 says, and so verifies nothing; the others are used.
+   */
   static List<JsonObject> keysOf(JsonObject jwks) {
-    JsonArray keys = jwks.getJsonArray("keys", new JsonArray());
-    return keys.stream().map(k -> (JsonObject) k).toList();
+    Object keys = jwks.containsKey("keys") ? jwks.getValue("keys") : new JsonArray();
+    if (!(keys instanceof JsonArray list)) {
+      throw new IllegalArgumentException("not a JWKS: keys is not a list");
+    }
+    List<JsonObject> out = new ArrayList<>(list.size());
+    for (Object key : list) {
+      if (key instanceof JsonObject jwk && stringOrAbsent(jwk, "kty") && stringOrAbsent(jwk, "kid") && stringOrAbsent(jwk, "alg")) {
+        out.add(jwk);
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  private static boolean stringOrAbsent(JsonObject jwk, String name) {
+    return !jwk.containsKey(name) || jwk.getValue(name) instanceof String;
   }
 
   private static String defaultAlgorithm(String kty) {

@@ -12,33 +12,39 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Keys published at a JWKS URI. Fetches are bounded by a timeout, shared while one is in flight, and
- * rate-limited, so a flood of tokens with made-up key ids cannot turn into a flood of requests to
- * the key server, and a slow or dead key server makes unknown keys fail within the timeout while the
- * keys already known keep working. Used on one event loop only.
+ * Keys published at a JWKS URI. Fetches are bounded by a timeout and shared while one is in flight;
+ * fetches on demand are rate-limited, so a flood of tokens with made-up key ids cannot turn into a
+ * flood of requests to the key server, and a slow or dead key server makes unknown keys fail within
+ * the timeout while the keys already known keep working. Failures are reported to the listener and
+ * logged. Used on one event loop only.
  */
 final class RemoteJwks {
 
   private final HttpClient client;
   private final String uri;
-  private final long minRefreshNanos;
+  private final long minFetchNanos;
   private final long timeoutMillis;
+  private final JwksListener listener;
+  private final FetchFailureLog failureLog;
   private long lastFetchNanos;
   private boolean fetchedOnce;
   private Future<List<JsonObject>> inFlight;
 
-  RemoteJwks(Vertx vertx, String uri, Duration minRefresh, Duration timeout) {
+  RemoteJwks(Vertx vertx, String uri, Duration minFetchInterval, Duration timeout, JwksListener listener) {
     this.timeoutMillis = timeout.toMillis();
     this.client = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout((int) timeoutMillis));
     this.uri = uri;
-    this.minRefreshNanos = minRefresh.toNanos();
+    this.minFetchNanos = minFetchInterval.toNanos();
+    this.listener = listener;
+    this.failureLog = new FetchFailureLog(vertx, uri);
   }
 
-  /** True when a fetch is in flight (join it) or the last one is old enough to fetch again. */
-  boolean mayRefresh() {
-    return inFlight != null || !fetchedOnce || System.nanoTime() - lastFetchNanos >= minRefreshNanos;
+  /** True when a fetch on demand may go: one is in flight (join it) or the last one is old enough. */
+  boolean mayFetch() {
+    return inFlight != null || !fetchedOnce || System.nanoTime() - lastFetchNanos >= minFetchNanos;
   }
 
+  /** The keys published now; joins the fetch in flight if there is one. */
   Future<List<JsonObject>> fetch() {
     if (inFlight != null) {
       return inFlight;
@@ -54,12 +60,28 @@ final class RemoteJwks {
         .compose(req -> req.send())
         .compose(resp -> {
           if (resp.statusCode() != 200) {
-            return Future.failedFuture("JWKS endpoint answered " + resp.statusCode());
+            return Future.failedFuture("the JWKS endpoint answered " + resp.statusCode());
           }
           return resp.body();
         })
-        .map(body -> KeySet.keysOf(new JsonObject(body)));
+        .map(body -> keysOf(new JsonObject(body)))
+        .onFailure(cause -> {
+          listener.jwksFetchFailed();
+          failureLog.failed(cause);
+        });
     inFlight = fetch;
     return fetch.onComplete(ar -> inFlight = null);
+  }
+
+  /** Only an explicit list revokes keys: a document without one (such as {@code {}}) fails the fetch. */
+  private static List<JsonObject> keysOf(JsonObject document) {
+    if (!document.containsKey("keys")) {
+      throw new IllegalArgumentException("not a JWKS: no keys");
+    }
+    return KeySet.keysOf(document);
+  }
+
+  Future<Void> close() {
+    return client.close();
   }
 }

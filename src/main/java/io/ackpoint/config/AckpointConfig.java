@@ -29,8 +29,13 @@ public record AckpointConfig(
   public record QueueLimits(int concurrency, int maxQueueDepth) {
   }
 
+  /**
+   * Trusted keys are the union of the inline {@code jwks} (always) and those of {@code jwksUri}, fetched
+   * every {@code jwksRefreshInterval} and, for a token no known key can verify, at most every
+   * {@code jwksMinFetchInterval}.
+   */
   public record AuthConfig(List<String> audiences, JsonObject jwks, String jwksUri, Duration jwksRefreshInterval,
-                           Duration jwksFetchTimeout, Duration clockSkew) {
+                           Duration jwksMinFetchInterval, Duration jwksFetchTimeout, Duration clockSkew) {
   }
 
   public enum DatabaseType { EMBEDDED, POSTGRESQL, MONGODB }

@@ -2,6 +2,7 @@ package io.ackpoint.config;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.ackpoint.auth.DevelopmentKey;
 import io.ackpoint.config.AckpointConfig.AcknowledgementConfig;
 import io.ackpoint.config.AckpointConfig.AuthConfig;
 import io.ackpoint.config.AckpointConfig.BatchingConfig;
@@ -31,6 +32,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -233,7 +235,8 @@ public final class ConfigLoader {
         r.stringList("auth.audience"),
         r.object("auth.jwks"),
         r.string("auth.jwks_uri"),
-        r.duration("auth.jwks_refresh_interval"),
+        positive(r, "auth.jwks_refresh_interval"),
+        r.duration("auth.jwks_min_fetch_interval"),
         positive(r, "auth.jwks_fetch_timeout"),
         r.duration("auth.clock_skew"));
     if (auth.audiences().isEmpty()) {
@@ -241,6 +244,13 @@ public final class ConfigLoader {
     }
     if (auth.jwks().getJsonArray("keys", new JsonArray()).isEmpty() && auth.jwksUri().isBlank()) {
       throw new ConfigException("auth.jwks", "no keys: set auth.jwks or auth.jwks_uri");
+    }
+    Optional<String> developmentKid = DevelopmentKey.kidIn(auth.jwks());
+    if (developmentKid.isPresent() && !DevelopmentKey.isLoopback(http.host())) {
+      throw new ConfigException("auth.jwks", "holds the published development key with kid " + developmentKid.get()
+          + " (anyone can sign tokens with it, it is in Ackpoint's repository); it is trusted only while http.host is"
+          + " a loopback address (127.x.x.x, ::1, localhost), and http.host is " + http.host()
+          + ": configure your own keys in auth.jwks or auth.jwks_uri");
     }
     return new AckpointConfig(
         http,

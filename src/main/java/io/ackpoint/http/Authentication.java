@@ -1,6 +1,5 @@
 package io.ackpoint.http;
 
-import io.ackpoint.auth.AuthFailure;
 import io.ackpoint.auth.AuthenticatedUser;
 import io.ackpoint.auth.AuthenticationException;
 import io.ackpoint.auth.JwtAuthenticator;
@@ -32,22 +31,19 @@ final class Authentication implements Handler<RoutingContext> {
   @Override
   public void handle(RoutingContext ctx) {
     authenticator.authenticate(ctx.request().getHeader(HttpHeaders.AUTHORIZATION)).onComplete(ar -> {
-      if (ar.succeeded() && FullUserId.userIdProblem(ar.result().userId()) == null) {
+      if (ar.succeeded()) {
         ctx.put(USER, ar.result());
         ctx.next();
-      } else if (ar.succeeded()) {
-        // A sub that storage could not hold exactly (or that could merge with another) is no identity.
-        unauthorized(ctx, AuthFailure.INVALID_SUBJECT);
       } else if (ar.cause() instanceof AuthenticationException e) {
-        unauthorized(ctx, e.reason());
+        unauthorized(ctx, e);
       } else {
         ctx.fail(ar.cause());
       }
     });
   }
 
-  private static void unauthorized(RoutingContext ctx, AuthFailure reason) {
+  private static void unauthorized(RoutingContext ctx, AuthenticationException e) {
     ctx.response().putHeader("WWW-Authenticate", "Bearer");
-    Responses.error(ctx.response(), 401, reason.code(), reason.description());
+    Responses.error(ctx.response(), 401, e.reason().code(), e.description());
   }
 }

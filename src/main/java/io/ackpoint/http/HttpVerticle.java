@@ -33,6 +33,7 @@ public final class HttpVerticle extends VerticleBase {
   private final AckpointMetrics metrics;
   private HttpServer server;
   private AckSubscribers subscribers;
+  private JwtAuthenticator authenticator;
 
   public HttpVerticle(AckpointConfig config, HttpQueues queues, AckpointMetrics metrics) {
     this.config = config;
@@ -43,7 +44,8 @@ public final class HttpVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     subscribers = new AckSubscribers(vertx);
-    return subscribers.start().compose(v -> JwtAuthenticator.create(vertx, config.auth())).compose(authenticator -> {
+    return subscribers.start().compose(v -> JwtAuthenticator.create(vertx, config.auth(), metrics)).compose(authenticator -> {
+      this.authenticator = authenticator;
       Router router = router(authenticator);
       server = vertx.createHttpServer(new HttpServerOptions()
           .setHost(config.http().host())
@@ -173,7 +175,8 @@ public final class HttpVerticle extends VerticleBase {
     // batches still run) for a bounded time while no new connection is accepted.
     subscribers.endAll();
     Future<Void> closed = server == null ? Future.succeededFuture() : server.shutdown(10, TimeUnit.SECONDS);
-    return closed.eventually(() -> subscribers.stop());
+    return closed.eventually(() -> subscribers.stop())
+        .eventually(() -> authenticator == null ? Future.succeededFuture() : authenticator.close());
   }
 
 }

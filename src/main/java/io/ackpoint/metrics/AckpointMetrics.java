@@ -1,5 +1,6 @@
 package io.ackpoint.metrics;
 
+import io.ackpoint.auth.JwksListener;
 import io.ackpoint.batch.CheckpointBatcher;
 import io.ackpoint.http.HttpQueues;
 import io.ackpoint.http.RequestQueue;
@@ -29,7 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * The metrics of one Ackpoint (SPEC section 8), in a Prometheus registry served on {@code /metrics}.
  * Thread-safe: every verticle records into it.
  */
-public final class AckpointMetrics implements CheckpointBatcher.BatchListener {
+public final class AckpointMetrics implements CheckpointBatcher.BatchListener, JwksListener {
 
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final AtomicInteger batchesInFlight = new AtomicInteger();
@@ -45,6 +46,7 @@ public final class AckpointMetrics implements CheckpointBatcher.BatchListener {
   private final Timer marker;
   private final Timer acknowledgementApply;
   private final Counter acknowledged;
+  private final Counter jwksFetchFailures;
   private final AtomicLong lastHead = new AtomicLong();
   /** Heads of stored batches not yet acknowledged, with the time they were stored; bounded. */
   private final ConcurrentSkipListMap<Long, Long> storedAt = new ConcurrentSkipListMap<>();
@@ -71,6 +73,7 @@ public final class AckpointMetrics implements CheckpointBatcher.BatchListener {
     acknowledged = Counter.builder("ackpoint.acknowledged").description("checkpoints acknowledged").register(registry);
     progressRejected = Counter.builder("ackpoint.replication.progress.rejected")
         .description("progress messages from other verticles rejected as malformed or beyond the source's head").register(registry);
+    jwksFetchFailures = Counter.builder("ackpoint.jwks.fetch.failures").description("failed fetches of auth.jwks_uri").register(registry);
     Gauge.builder("ackpoint.batches.in.flight", batchesInFlight, AtomicInteger::get).register(registry);
     Gauge.builder("ackpoint.streams.open", openStreams, AtomicInteger::get).register(registry);
     FunctionCounter.builder("ackpoint.compaction.deleted", compactionDeletions, AtomicLong::get).register(registry);
@@ -99,6 +102,11 @@ public final class AckpointMetrics implements CheckpointBatcher.BatchListener {
     batchesInFlight.decrementAndGet();
     (succeeded ? batchesOk : batchesFailed).increment();
     batchDuration.record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void jwksFetchFailed() {
+    jwksFetchFailures.increment();
   }
 
   public void request(String route, int status, long nanos) {

@@ -4,7 +4,10 @@ import io.ackpoint.support.ApiClient;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.RunningAckpoint;
 import io.ackpoint.support.TestKeys;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -14,14 +17,24 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Keys from a JWKS URI: a key rotated in is picked up on its first token; when the endpoint fails or
- * hangs, known keys keep working and unknown keys fail within the fetch timeout; fetches are rate-limited.
+ * Keys from a JWKS URI: fetched at start and periodically, and at once (rate-limited) for a token
+ * with an unknown kid or, without a kid, one that no known key verifies. A key rotated in is picked
+ * up on its first token; a key removed stops verifying after the next refresh; when the endpoint
+ * fails or hangs, known keys keep working, unknown keys fail within the fetch timeout, and the
+ * failures are counted and logged.
  */
 @ExtendWith(VertxExtension.class)
 class JwksEndpointTest {
@@ -33,6 +46,7 @@ class JwksEndpointTest {
   private volatile Mode mode = Mode.UP;
   private volatile JsonObject published = TestKeys.jwks();
   private final AtomicInteger fetches = new AtomicInteger();
+  private final Map<Integer, Promise<Void>> arrivals = new ConcurrentHashMap<>();
   private HttpServer jwks;
   private RunningAckpoint app;
   private Vertx vertx;
@@ -41,7 +55,7 @@ class JwksEndpointTest {
   void startKeyServer(Vertx vertx) {
     this.vertx = vertx;
     jwks = Await.result(vertx.createHttpServer().requestHandler(req -> {
-      fetches.incrementAndGet();
+      arrival(fetches.incrementAndGet()).tryComplete();
       switch (mode) {
         case UP -> req.response().putHeader("content-type", "application/json").end(published.encode());
         case DOWN -> req.response().setStatusCode(503).end();
@@ -50,20 +64,46 @@ class JwksEndpointTest {
     }).listen(0, "127.0.0.1"));
   }
 
-  private void start(String refreshInterval) {
+  private Promise<Void> arrival(int n) {
+    return arrivals.computeIfAbsent(n, k -> Promise.promise());
+  }
+
+  /** Completes once the key server has received its {@code n}-th request. */
+  private Future<Void> fetchNumber(int n) {
+    Promise<Void> arrived = arrival(n);
+    if (fetches.get() >= n) {
+      arrived.tryComplete();
+    }
+    return arrived.future();
+  }
+
+  private String jwksUri() {
+    return "http://127.0.0.1:" + jwks.actualPort() + "/jwks.json";
+  }
+
+  /** Ackpoint with only remote keys, on {@code instances} HTTP verticles, each with its own authenticator. */
+  private void start(String minFetchInterval, String refreshInterval, int instances) {
     app = RunningAckpoint.fresh(vertx, config -> {
+      config.getJsonObject("http").put("instances", instances);
       config.getJsonObject("auth")
           .put("jwks", new JsonObject())
-          .put("jwks_uri", "http://127.0.0.1:" + jwks.actualPort() + "/jwks.json")
+          .put("jwks_uri", jwksUri())
+          .put("jwks_min_fetch_interval", minFetchInterval)
           .put("jwks_refresh_interval", refreshInterval)
           .put("jwks_fetch_timeout", "300ms");
       return config;
     });
   }
 
+  private void start(String minFetchInterval) {
+    start(minFetchInterval, "1h", 2);
+  }
+
   @AfterEach
   void stop() {
-    app.close();
+    if (app != null) {
+      app.close();
+    }
     Await.result(jwks.close());
   }
 
@@ -71,12 +111,45 @@ class JwksEndpointTest {
     return TestKeys.sign(vertx, kid, secret, TestKeys.claims("jwks-user"));
   }
 
+  private static String withoutKid(String secret) {
+    return TestKeys.handMade(new JsonObject().put("alg", "HS256").put("typ", "JWT"), TestKeys.claims("jwks-user"), secret);
+  }
+
+  private static JsonObject onlyTheRotatedKey() {
+    return new JsonObject().put("keys", new JsonArray()
+        .add(new JsonObject().put("kty", "oct").put("kid", ROTATED_KID).put("alg", "HS256").put("k", TestKeys.OTHER_SECRET)));
+  }
+
   @Test
   void aKeyRotatedInIsPickedUpOnItsFirstToken() {
     start("0s");
     assertEquals(200, app.api.writeCheckpoint2(TestKeys.token(vertx, "jwks-user"), "c").statusCode());
-    published = new JsonObject().put("keys", new JsonArray()
-        .add(new JsonObject().put("kty", "oct").put("kid", ROTATED_KID).put("alg", "HS256").put("k", TestKeys.OTHER_SECRET)));
+    published = onlyTheRotatedKey();
+    assertEquals(200, app.api.writeCheckpoint2(tokenOfKey(ROTATED_KID, TestKeys.OTHER_SECRET), "c").statusCode());
+  }
+
+  @Test
+  void aTokenWithoutKidIsAcceptedOnceTheEndpointIsUpAfterAFailedFirstFetch() {
+    mode = Mode.DOWN;
+    start("0s");
+    mode = Mode.UP;
+    var response = app.api.writeCheckpoint2(withoutKid(TestKeys.SECRET), "c");
+    assertEquals(200, response.statusCode(), response.bodyAsString());
+  }
+
+  @Test
+  void aKeyRemovedFromTheJwksStopsVerifyingAfterThePeriodicRefresh() {
+    // One authenticator, so that the key server sees exactly its fetches; none on demand (1h).
+    start("1h", "100ms", 1);
+    String token = TestKeys.token(vertx, "jwks-user");
+    assertEquals(200, app.api.writeCheckpoint2(token, "c").statusCode());
+    published = onlyTheRotatedKey();
+    // Fetches of one authenticator never overlap: when another one arrives, the first one that
+    // served the new set has completed, and its keys are in use.
+    Await.result(fetchNumber(fetches.get() + 2));
+    var refused = app.api.writeCheckpoint2(token, "c");
+    assertEquals(401, refused.statusCode());
+    assertEquals("ACK_AUTH_UNKNOWN_KEY", ApiClient.errorCode(refused));
     assertEquals(200, app.api.writeCheckpoint2(tokenOfKey(ROTATED_KID, TestKeys.OTHER_SECRET), "c").statusCode());
   }
 
@@ -104,13 +177,60 @@ class JwksEndpointTest {
   }
 
   @Test
-  void aFloodOfUnknownKeysDoesNotFloodTheKeyServer() {
+  void aFloodOfUnknownKeysOrUnverifiableTokensDoesNotFloodTheKeyServer() {
     start("1h");
     int afterStart = fetches.get();
     for (int i = 0; i < 20; i++) {
       assertEquals("ACK_AUTH_UNKNOWN_KEY",
           ApiClient.errorCode(app.api.writeCheckpoint2(tokenOfKey("made-up-" + i, TestKeys.OTHER_SECRET), "c")));
+      assertEquals("ACK_AUTH_BAD_SIGNATURE",
+          ApiClient.errorCode(app.api.writeCheckpoint2(withoutKid(TestKeys.OTHER_SECRET), "c")));
     }
-    assertEquals(afterStart, fetches.get(), "within the refresh interval nothing is fetched again");
+    assertEquals(afterStart, fetches.get(), "within the minimum fetch interval nothing is fetched again");
+  }
+
+  @Test
+  void aDocumentThatIsNotAJwksIsAFailedFetchAndTheKnownKeysStay() {
+    start("0s");
+    List<JsonObject> notJwks = List.of(new JsonObject(), new JsonObject().put("keys", "none"));
+    for (int i = 0; i < notJwks.size(); i++) {
+      published = notJwks.get(i);
+      assertEquals("ACK_AUTH_UNKNOWN_KEY", ApiClient.errorCode(app.api.writeCheckpoint2(tokenOfKey(ROTATED_KID, TestKeys.OTHER_SECRET), "c")));
+      var known = app.api.writeCheckpoint2(TestKeys.token(vertx, "jwks-user"), "c");
+      assertEquals(200, known.statusCode(), known.bodyAsString());
+      assertEquals(i + 1.0, app.ackpoint.metrics().registry().get("ackpoint.jwks.fetch.failures").counter().count());
+    }
+  }
+
+  @Test
+  void keysThatAreNotJwksAreLeftOutAndTheOthersUsed() {
+    start("0s");
+    published = onlyTheRotatedKey();
+    published.getJsonArray("keys").add(0, "not a key").add(1, new JsonObject().put("kty", "oct").put("kid", 7).put("k", "AAAA"));
+    var rotated = app.api.writeCheckpoint2(tokenOfKey(ROTATED_KID, TestKeys.OTHER_SECRET), "c");
+    assertEquals(200, rotated.statusCode(), rotated.bodyAsString());
+  }
+
+  @Test
+  void failedFetchesAreCountedAndLoggedAtMostOncePerMinute() {
+    PrintStream stderr = System.err;
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
+    try {
+      mode = Mode.DOWN;
+      start("0s");
+      for (int i = 0; i < 3; i++) {
+        app.api.writeCheckpoint2(tokenOfKey("made-up-" + i, TestKeys.OTHER_SECRET), "c");
+      }
+    } finally {
+      System.setErr(stderr);
+    }
+    String metrics = ApiClient.send(app.api.request(HttpMethod.GET, "/metrics"), null).bodyAsString();
+    assertTrue(metrics.contains("ackpoint_jwks_fetch_failures_total " + (double) fetches.get() + "\n"),
+        fetches.get() + " failed fetches, metrics: " + metrics.lines().filter(l -> l.contains("jwks")).toList());
+    long warnings = Arrays.stream(log.toString(StandardCharsets.UTF_8).split("\n"))
+        .filter(line -> line.contains("WARN") && line.contains(jwksUri()) && line.contains("503"))
+        .count();
+    assertEquals(1, warnings, log.toString(StandardCharsets.UTF_8));
   }
 }

@@ -52,9 +52,9 @@ class JwtAuthenticatorTest {
   @Test
   void aVerifiedTokenKeepsBeingCheckedForExpiry(Vertx vertx) {
     MovingClock clock = new MovingClock();
-    AuthConfig config = new AuthConfig(List.of(TestKeys.AUDIENCE), TestKeys.jwks(), "", Duration.ZERO,
-        Duration.ofSeconds(5), Duration.ofSeconds(5));
-    JwtAuthenticator authenticator = Await.result(JwtAuthenticator.create(vertx, config, clock));
+    AuthConfig config = new AuthConfig(List.of(TestKeys.AUDIENCE), TestKeys.jwks(), "", Duration.ofMinutes(5),
+        Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(5));
+    JwtAuthenticator authenticator = Await.result(JwtAuthenticator.create(vertx, config, JwksListener.NONE, clock));
     long now = clock.now.getEpochSecond();
     String token = TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, TestKeys.claims("alice").put("exp", now + 60));
 
@@ -67,9 +67,9 @@ class JwtAuthenticatorTest {
   @Test
   void aTokenWithinTheClockSkewIsStillAccepted(Vertx vertx) {
     MovingClock clock = new MovingClock();
-    AuthConfig config = new AuthConfig(List.of(TestKeys.AUDIENCE), TestKeys.jwks(), "", Duration.ZERO,
-        Duration.ofSeconds(5), Duration.ofSeconds(30));
-    JwtAuthenticator authenticator = Await.result(JwtAuthenticator.create(vertx, config, clock));
+    AuthConfig config = new AuthConfig(List.of(TestKeys.AUDIENCE), TestKeys.jwks(), "", Duration.ofMinutes(5),
+        Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(30));
+    JwtAuthenticator authenticator = Await.result(JwtAuthenticator.create(vertx, config, JwksListener.NONE, clock));
     long now = clock.now.getEpochSecond();
     String expiredByTen = TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, TestKeys.claims("bob").put("exp", now - 10));
     assertEquals("bob", Await.result(authenticator.authenticate("Token " + expiredByTen)).userId());

@@ -1,5 +1,6 @@
 package io.ackpoint.config;
 
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -112,6 +113,63 @@ class ConfigLoaderTest {
   void theShippedConfigurationIsValid() {
     AckpointConfig config = ConfigLoader.load(Map.of("ACKPOINT_CONFIG", "conf/ackpoint.yaml"));
     assertEquals(8080, config.http().port());
+  }
+
+  /** The HS256 key of conf/ackpoint.yaml: public, since it is in the repository. */
+  private static final String DEVELOPMENT_SECRET = "iJoVKTbQkCatM5bOb3GMzH-irPqiv-EwBnI_6EVtkv0";
+
+  private static JsonObject listeningOn(String host, String kid, String secret) {
+    JsonObject key = new JsonObject().put("kty", "oct").put("kid", kid).put("alg", "HS256").put("k", secret);
+    return new JsonObject()
+        .put("http", new JsonObject().put("host", host))
+        .put("auth", new JsonObject().put("audience", "a").put("jwks", new JsonObject().put("keys", new JsonArray().add(key))));
+  }
+
+  @Test
+  void thePublishedDevelopmentKeyIsTrustedOnLoopback() {
+    for (String host : List.of("127.0.0.1", "127.10.20.30", "localhost", "LocalHost", "::1", "0:0:0:0:0:0:0:1")) {
+      assertEquals(host, ConfigLoader.resolve(listeningOn(host, "dev", DEVELOPMENT_SECRET), Map.of()).http().host());
+    }
+  }
+
+  @Test
+  void thePublishedDevelopmentKeyStopsStartupOffLoopbackNamingTheKey() {
+    for (String host : List.of("0.0.0.0", "::", "10.1.2.3", "128.0.0.1", "127.0.0.256", "ackpoint.example.com", "localhost.example.com")) {
+      ConfigException e = assertThrows(ConfigException.class,
+          () -> ConfigLoader.resolve(listeningOn(host, "dev", DEVELOPMENT_SECRET), Map.of()), host);
+      assertTrue(e.getMessage().contains("'auth.jwks'"), e.getMessage());
+      assertTrue(e.getMessage().contains("published development key with kid dev"), e.getMessage());
+    }
+    // Recognised by its key material, whatever it is called.
+    ConfigException renamed = assertThrows(ConfigException.class,
+        () -> ConfigLoader.resolve(listeningOn("0.0.0.0", "prod-2024", DEVELOPMENT_SECRET + "="), Map.of()));
+    assertTrue(renamed.getMessage().contains("published development key with kid prod-2024"), renamed.getMessage());
+    // The Docker image: the shipped configuration with every interface.
+    ConfigException shipped = assertThrows(ConfigException.class, () -> ConfigLoader.load(
+        Map.of("ACKPOINT_CONFIG", "conf/ackpoint.yaml", "ACKPOINT_HTTP_HOST", "0.0.0.0")));
+    assertTrue(shipped.getMessage().contains("published development key with kid dev"), shipped.getMessage());
+  }
+
+  @Test
+  void anotherKeyIsTrustedOnAnyAddress() {
+    assertEquals("0.0.0.0", ConfigLoader.resolve(listeningOn("0.0.0.0", "dev", "c2VjcmV0LW5vdC1wdWJsaXNoZWQtYW55d2hlcmUtYXQtYWxs"), Map.of())
+        .http().host());
+    assertEquals("0.0.0.0", ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_HTTP_HOST", "0.0.0.0")).http().host());
+  }
+
+  @Test
+  void remoteKeysAreRefreshedEveryFiveMinutesAndFetchedOnDemandAtMostEvery30Seconds() {
+    AckpointConfig defaults = ConfigLoader.resolve(minimal(), Map.of());
+    assertEquals(Duration.ofMinutes(5), defaults.auth().jwksRefreshInterval());
+    assertEquals(Duration.ofSeconds(30), defaults.auth().jwksMinFetchInterval());
+    assertEquals(Duration.ofSeconds(5), defaults.auth().jwksFetchTimeout());
+    AckpointConfig overridden = ConfigLoader.resolve(minimal(), Map.of(
+        "ACKPOINT_AUTH_JWKS_REFRESH_INTERVAL", "1h", "ACKPOINT_AUTH_JWKS_MIN_FETCH_INTERVAL", "0s"));
+    assertEquals(Duration.ofHours(1), overridden.auth().jwksRefreshInterval());
+    assertEquals(Duration.ZERO, overridden.auth().jwksMinFetchInterval());
+    ConfigException zero = assertThrows(ConfigException.class,
+        () -> ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_AUTH_JWKS_REFRESH_INTERVAL", "0s")));
+    assertTrue(zero.getMessage().contains("'auth.jwks_refresh_interval'"), zero.getMessage());
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.ackpoint.http;
 
 import io.ackpoint.support.Await;
 import io.ackpoint.support.ApiClient;
+import io.ackpoint.support.RawJson;
 import io.ackpoint.support.RunningAckpoint;
 import io.ackpoint.support.Sql;
 import io.ackpoint.support.TestKeys;
@@ -17,15 +18,19 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.math.BigInteger;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.Signature;
 import java.security.interfaces.RSAPublicKey;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.List;
+import java.util.Map;
 
 import static io.ackpoint.support.ApiClient.errorCode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** SPEC section 2, authentication: each failure is a 401 with its own code, and nothing is stored. */
 @ExtendWith(VertxExtension.class)
@@ -79,15 +84,46 @@ class AuthenticationTest {
     return input + "." + b64.encodeToString(signature.sign());
   }
 
-  private void assertRejected(String authorization, String code) {
+  private static HttpResponse<Buffer> send(String authorization) {
     var request = api.request(HttpMethod.GET, "/write-checkpoint2.json").addQueryParam("client_id", "c1");
     if (authorization != null) {
       request.putHeader("Authorization", authorization);
     }
-    HttpResponse<Buffer> response = ApiClient.send(request, null);
+    return ApiClient.send(request, null);
+  }
+
+  private HttpResponse<Buffer> assertRejected(String authorization, String code) {
+    long before = sql.checkpointRows();
+    HttpResponse<Buffer> response = send(authorization);
     assertEquals(401, response.statusCode(), response.bodyAsString());
     assertEquals(code, errorCode(response));
-    assertEquals(0, sql.checkpointRows());
+    assertEquals(before, sql.checkpointRows(), "nothing is stored");
+    return response;
+  }
+
+  /** Rejected with {@code code}, and the description names {@code what} (the claim or header parameter at fault). */
+  private void assertRejected(String authorization, String code, String what) {
+    String description = assertRejected(authorization, code).bodyAsJsonObject().getJsonObject("error").getString("description");
+    assertTrue(description.contains(what), description);
+  }
+
+  private static void assertAccepted(String authorization) {
+    HttpResponse<Buffer> response = send(authorization);
+    assertEquals(200, response.statusCode(), response.bodyAsString());
+    sql.query("DELETE FROM ackpoint_write_checkpoints");
+  }
+
+  private static final String HS256_HEADER = new JsonObject().put("alg", "HS256").put("typ", "JWT").put("kid", TestKeys.KID).encode();
+
+  /** A correctly signed token: the test claims with claim {@code name} set to the JSON text {@code raw}. */
+  private static String withClaim(String name, String raw) {
+    return "Token " + TestKeys.handMade(HS256_HEADER, RawJson.object(TestKeys.claims("raw-claims"), Map.of(name, raw)), TestKeys.SECRET);
+  }
+
+  /** A correctly signed token with valid claims: the HS256 header with parameter {@code name} set to the JSON text {@code raw}. */
+  private static String withHeader(String name, String raw) {
+    String header = RawJson.object(new JsonObject(HS256_HEADER), Map.of(name, raw));
+    return "Token " + TestKeys.handMade(header, TestKeys.claims("raw-header").encode(), TestKeys.SECRET);
   }
 
   private static long now() {
@@ -190,6 +226,77 @@ class AuthenticationTest {
     assertRejected("Token " + TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, claims), "ACK_AUTH_INVALID_SUBJECT");
     claims.put("sub", 42);
     assertRejected("Token " + TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, claims), "ACK_AUTH_INVALID_SUBJECT");
+  }
+
+  @Test
+  void anExpTooLargeForAnInstantIs401MalformedNot500() {
+    assertRejected(withClaim("exp", "1e300"), "ACK_AUTH_MALFORMED", "exp");
+    assertRejected(withClaim("exp", "1e400"), "ACK_AUTH_MALFORMED", "exp");
+  }
+
+  @Test
+  void timeClaimsThatAreNotNumbersAre401Malformed() {
+    for (String claim : List.of("exp", "nbf", "iat")) {
+      for (String raw : List.of("\"" + (now() + 3600) + "\"", "null", "true", "[" + (now() + 3600) + "]", "{}")) {
+        assertRejected(withClaim(claim, raw), "ACK_AUTH_MALFORMED", claim);
+      }
+    }
+  }
+
+  @Test
+  void aBigIntegerExpDoesNotWrapAroundIntoTheFuture() {
+    BigInteger wrapsToAnHourFromNow = BigInteger.TWO.pow(64).add(BigInteger.valueOf(now() + 3600));
+    assertRejected(withClaim("exp", wrapsToAnHourFromNow.toString()), "ACK_AUTH_MALFORMED", "exp");
+    assertRejected(withClaim("nbf", BigInteger.TWO.pow(64).negate().toString()), "ACK_AUTH_MALFORMED", "nbf");
+  }
+
+  @Test
+  void timeClaimsOutsideYears1970To9999Are401Malformed() {
+    assertRejected(withClaim("exp", "253402300800"), "ACK_AUTH_MALFORMED", "exp");
+    assertRejected(withClaim("exp", "-1"), "ACK_AUTH_MALFORMED", "exp");
+    assertRejected(withClaim("iat", "-0.5"), "ACK_AUTH_MALFORMED", "iat");
+    assertRejected(withClaim("nbf", "1e20"), "ACK_AUTH_MALFORMED", "nbf");
+  }
+
+  @Test
+  void fractionalAndExponentNumericDatesAreAccepted() {
+    assertAccepted(withClaim("exp", (now() + 3600) + ".5"));
+    assertAccepted(withClaim("exp", "253402300799"));
+    assertAccepted(withClaim("exp", "1.0e10"));
+    assertAccepted(withClaim("iat", "1.5E9"));
+    assertAccepted(withClaim("nbf", "-0"));
+  }
+
+  @Test
+  void aSubjectThatStorageCannotHoldExactlyIs401InvalidSubject() {
+    // Java would encode U+0000 and unpaired surrogates as '?' on the way to storage: different subs, one user.
+    assertRejected(withClaim("sub", RawJson.quote("a\u0000b")), "ACK_AUTH_INVALID_SUBJECT");
+    assertRejected(withClaim("sub", RawJson.quote("user\ud800")), "ACK_AUTH_INVALID_SUBJECT");
+    assertRejected(withClaim("sub", RawJson.quote("\udc00user")), "ACK_AUTH_INVALID_SUBJECT");
+    assertRejected(withClaim("sub", RawJson.quote("x".repeat(1025))), "ACK_AUTH_INVALID_SUBJECT");
+    assertRejected(withClaim("sub", RawJson.quote("\u00e9".repeat(513))), "ACK_AUTH_INVALID_SUBJECT");
+  }
+
+  @Test
+  void aSubjectOf1024Utf8BytesIsAccepted() {
+    assertAccepted(withClaim("sub", RawJson.quote("\u00e9".repeat(512))));
+    assertAccepted(withClaim("sub", RawJson.quote("\ud83d\ude00".repeat(256))));
+  }
+
+  @Test
+  void aCritHeaderIs401Malformed() {
+    // RFC 7515 section 4.1.11: Ackpoint understands no extension, so a token that requires one is invalid.
+    assertRejected(withHeader("crit", "[\"exp\"]"), "ACK_AUTH_MALFORMED", "crit");
+    assertRejected(withHeader("crit", "[]"), "ACK_AUTH_MALFORMED", "crit");
+  }
+
+  @Test
+  void headerParametersOfTheWrongTypeAre401Malformed() {
+    for (String parameter : List.of("alg", "kid", "typ")) {
+      for (String raw : List.of("256", "null", "false", "[\"HS256\"]", "{}")) {
+        assertRejected(withHeader(parameter, raw), "ACK_AUTH_MALFORMED", parameter);
+      }
+    }
   }
 
   @Test

@@ -59,7 +59,7 @@ public final class TestKeys {
     return handMade(new JsonObject().put("alg", "HS256").put("typ", "JWT").put("kid", KID).encode(), claimsJson, SECRET);
   }
 
-  /** A token of the given header and claims texts, signed with {@code hmacSecret} (unsigned when null). */
+  /** A token of header and claims given as JSON text (see {@link RawJson}), HS256-signed unless the secret is null. */
   public static String handMade(String headerJson, String claimsJson, String hmacSecret) {
     Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
     String signingInput = b64.encodeToString(headerJson.getBytes(StandardCharsets.UTF_8)) + "."

@@ -1,0 +1,43 @@
+package io.ackpoint.auth;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.shareddata.LocalMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Warns that a JWKS URI cannot be fetched, at most once a minute per URI for a whole Vert.x instance:
+ * every HTTP verticle fetches on its own, and an endpoint that stays down must neither go unnoticed
+ * nor fill the log.
+ */
+final class FetchFailureLog {
+
+  private static final Logger LOG = LoggerFactory.getLogger(FetchFailureLog.class);
+  private static final long QUIET_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+  private final String uri;
+  /** URI → System.nanoTime() of its last warning, shared by the verticles of one Vert.x instance. */
+  private final LocalMap<String, Long> lastWarnings;
+
+  FetchFailureLog(Vertx vertx, String uri) {
+    this.uri = uri;
+    this.lastWarnings = vertx.sharedData().getLocalMap("ackpoint.auth.jwks-warnings");
+  }
+
+  void failed(Throwable cause) {
+    long now = System.nanoTime();
+    Long last = lastWarnings.get(uri);
+    if (last != null && now - last < QUIET_NANOS) {
+      return;
+    }
+    // Of the verticles that fail at once, only the one that moves the timestamp warns.
+    boolean mine = last == null ? lastWarnings.putIfAbsent(uri, now) == null : lastWarnings.replaceIfPresent(uri, last, now);
+    if (mine) {
+      String reason = cause.getMessage() == null ? cause.getClass().getName() : cause.getMessage();
+      LOG.warn("fetching the JWKS from {} failed: {}; the keys already known stay in use until a fetch succeeds"
+          + " (this warning repeats at most once a minute)", uri, reason);
+    }
+  }
+}

@@ -1,0 +1,74 @@
+package io.ackpoint.auth;
+
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+
+import java.util.Base64;
+
+/**
+ * A JWT in compact serialization, parsed but not verified: its header parameters are of the right
+ * JSON type and its claims are well formed (see {@link Claims}). Everything decided here is decided
+ * without a key, so a malformed token is refused as such whoever signed it; what the claims mean is
+ * checked only once the signature verifies.
+ */
+record Token(String compact, String alg, String kid, Claims claims) {
+
+  private static final Base64.Decoder BASE64URL = Base64.getUrlDecoder();
+
+  /** Parses {@code compact}, or throws an {@link AuthenticationException} that says what is wrong with it. */
+  static Token parse(String compact) {
+    String[] parts = compact.split("\\.", -1);
+    if (parts.length != 3) {
+      throw malformed("a JWT has three dot-separated parts");
+    }
+    JsonObject header = json(parts[0], "header");
+    if (parts[2].isEmpty()) {
+      throw "none".equalsIgnoreCase(stringOrNull(header.getValue("alg")))
+          ? new AuthenticationException(AuthFailure.UNSUPPORTED_ALGORITHM, "unsigned tokens (alg none) are not accepted")
+          : malformed("the token has no signature");
+    }
+    String alg = string(header, "alg");
+    if (alg == null) {
+      throw malformed("header parameter alg is required");
+    }
+    String kid = string(header, "kid");
+    string(header, "typ");
+    if (header.containsKey("crit")) {
+      // RFC 7515 section 4.1.11: a token whose header lists extensions the recipient does not
+      // understand is invalid, and Ackpoint understands none.
+      throw malformed("header parameter crit lists extensions Ackpoint does not support");
+    }
+    return new Token(compact, alg, kid, Claims.of(json(parts[1], "claims set")));
+  }
+
+  /**
+   * The JSON object in a base64url segment. UTF-8 is decoded strictly by the JSON parser itself, as the
+   * signature verifier does, so both read the same claims.
+   */
+  private static JsonObject json(String segment, String what) {
+    try {
+      return new JsonObject(Buffer.buffer(BASE64URL.decode(segment)));
+    } catch (RuntimeException e) {
+      throw malformed("the token's " + what + " is not a base64url-encoded JSON object");
+    }
+  }
+
+  /** The string parameter {@code name}, or null when absent; present with another JSON type (null included) is malformed. */
+  private static String string(JsonObject header, String name) {
+    if (!header.containsKey(name)) {
+      return null;
+    }
+    if (header.getValue(name) instanceof String value) {
+      return value;
+    }
+    throw malformed("header parameter " + name + " must be a string");
+  }
+
+  private static String stringOrNull(Object value) {
+    return value instanceof String s ? s : null;
+  }
+
+  private static AuthenticationException malformed(String description) {
+    return new AuthenticationException(AuthFailure.MALFORMED, description);
+  }
+}
