@@ -64,6 +64,7 @@ public final class Ackpoint {
         () -> storage(vertx, config),
         () -> source(vertx, config),
         config.acknowledgement(),
+        config.replication(),
         metrics);
     return migrate(vertx, config)
         .compose(v -> vertx.deployVerticle(batcher))

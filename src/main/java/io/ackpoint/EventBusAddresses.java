@@ -27,12 +27,22 @@ public final class EventBusAddresses {
   public static final String CHECKPOINT_LATEST = "ackpoint.internal.checkpoint.latest";
   /** Local: reads a head, forces a marker, answers {@code {"checkpoint"}} once replication passed the head. */
   public static final String HEAD_AWAIT = "ackpoint.internal.head.await";
-  /** Local: {@code {"position", "checkpoints": [{"user_id","checkpoint","request"}]}}, custom checkpoints seen by the follower. */
+  /**
+   * Local request-reply: {@code {"position", "checkpoints": [{"user_id","client_id"?,"checkpoint","request"}]}},
+   * the custom checkpoints of one transaction seen by the follower; the reply comes once they are
+   * durably stored (a failure otherwise), and only then does the follower confirm the position.
+   */
   public static final String CUSTOM_CHECKPOINTS = "ackpoint.internal.custom.checkpoints";
   /** Local: runs one compaction, answers {@code {"deleted","batches","remaining","retention_seconds"}}. */
   public static final String COMPACTION_RUN = "ackpoint.internal.compaction.run";
   /** Local: answers {@code {"storage": bool, "source": bool}} for the readiness probe. */
   public static final String HEALTH = "ackpoint.internal.health";
+  /**
+   * Local: answers {@code {"replication": bool, "reason"?}} for the readiness probe: whether progress
+   * can reach the acknowledgement engine. Answered by the follower, or without one by the
+   * acknowledgement verticle (has external progress arrived within {@code replication.progress_timeout}).
+   */
+  public static final String HEALTH_REPLICATION = "ackpoint.internal.health.replication";
 
   private EventBusAddresses() {
   }

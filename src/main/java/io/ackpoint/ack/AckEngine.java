@@ -63,14 +63,15 @@ public final class AckEngine {
 
   /**
    * Custom checkpoints committed at {@code position}: stored as pending, then acknowledged by the
-   * position itself, which the follower publishes right after. Stores are chained, and every
-   * acknowledgement statement waits for the stores before it.
+   * position itself, which the follower sends once the returned future has succeeded (the rows are
+   * durable). A failure is the caller's to handle: the follower restarts its stream and the source
+   * sends the rows again, so nothing is dropped here. Stores are chained, and every
+   * acknowledgement statement waits for the stores before it, failed or not.
    */
-  public void custom(String position, List<CustomCheckpoint> checkpoints) {
-    customStores = customStores
-        .transform(ignored -> storage.storeCustom(position, checkpoints))
-        .onFailure(e -> LOG.error("could not store {} custom checkpoints at {}", checkpoints.size(), position, e))
-        .otherwiseEmpty();
+  public Future<Void> custom(String position, List<CustomCheckpoint> checkpoints) {
+    Future<Void> stored = customStores.transform(ignored -> storage.storeCustom(position, checkpoints));
+    customStores = stored.otherwiseEmpty();
+    return stored;
   }
 
   private void apply() {

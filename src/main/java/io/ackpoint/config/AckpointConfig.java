@@ -71,9 +71,25 @@ public record AckpointConfig(
 
   public enum CheckpointMode { MANAGED, CUSTOM }
 
-  /** Where custom checkpoints come from: a source table the application writes its own ids into. */
+  /**
+   * Where custom checkpoints come from: a source table the application writes its own ids into.
+   * Every name is an exact, case-sensitive PostgreSQL name ({@code Checkpoints} is not
+   * {@code checkpoints}); {@code table} may be qualified by a schema ({@code app.Checkpoints}),
+   * else it is in {@code public}. {@code clientColumn} and {@code requestColumn} may be null.
+   * {@code storeTimeout} bounds how long the follower waits for storage to make the rows of one
+   * transaction durable before it restarts the stream, which then sends them again.
+   */
   public record CustomTable(String table, String userColumn, String checkpointColumn, String clientColumn,
-                            String requestColumn) {
+                            String requestColumn, Duration storeTimeout) {
+
+    public String schemaName() {
+      int dot = table.indexOf('.');
+      return dot < 0 ? "public" : table.substring(0, dot);
+    }
+
+    public String tableName() {
+      return table.substring(table.indexOf('.') + 1);
+    }
   }
 
   public record CheckpointsConfig(CheckpointMode mode, Duration requestRetention, CustomTable custom) {

@@ -289,7 +289,8 @@ public final class ConfigLoader {
         identifier(r, "custom.user_column", IDENTIFIER, false),
         identifier(r, "custom.checkpoint_column", IDENTIFIER, false),
         identifier(r, "custom.client_column", IDENTIFIER, true),
-        identifier(r, "custom.request_column", IDENTIFIER, true));
+        identifier(r, "custom.request_column", IDENTIFIER, true),
+        positive(r, "custom.store_timeout"));
     return new CheckpointsConfig(mode, retention, custom);
   }
 

@@ -1,12 +1,22 @@
 package io.ackpoint.http;
 
 import io.ackpoint.EventBusAddresses;
+import io.ackpoint.source.ReplicationStatus;
+import io.vertx.core.Future;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 
-/** Liveness answers while the process serves HTTP; readiness asks the batcher whether its databases answer. */
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Liveness answers while the process serves HTTP. Readiness is true only while something can be
+ * acknowledged: storage and source answer (asked of the batcher) and replication progress can reach
+ * the acknowledgement engine (asked of the follower, or without one of the acknowledgement
+ * verticle). When not ready, {@code reason} says why in one line.
+ */
 final class ProbeRoutes {
 
   private static final DeliveryOptions HEALTH_DELIVERY = new DeliveryOptions().setSendTimeout(5_000);
@@ -22,10 +32,31 @@ final class ProbeRoutes {
   }
 
   void readiness(RoutingContext ctx) {
-    eventBus.<JsonObject>request(EventBusAddresses.HEALTH, null, HEALTH_DELIVERY).onComplete(ar -> {
-      JsonObject status = ar.succeeded() ? ar.result().body() : new JsonObject().put("storage", false).put("source", false);
-      boolean ready = status.getBoolean("storage", false) && status.getBoolean("source", false);
-      JsonObject data = status.copy().put("ready", ready);
+    Future<JsonObject> databases = eventBus.<JsonObject>request(EventBusAddresses.HEALTH, null, HEALTH_DELIVERY)
+        .map(reply -> reply.body())
+        .otherwise(new JsonObject().put("storage", false).put("source", false));
+    Future<ReplicationStatus> replication = eventBus.<JsonObject>request(EventBusAddresses.HEALTH_REPLICATION, null, HEALTH_DELIVERY)
+        .map(reply -> ReplicationStatus.fromJson(reply.body()))
+        .otherwise(e -> ReplicationStatus.notReady("the replication status is unknown: " + e.getMessage()));
+    Future.join(databases, replication).onComplete(ar -> {
+      boolean storage = databases.result().getBoolean("storage", false);
+      boolean source = databases.result().getBoolean("source", false);
+      List<String> reasons = new ArrayList<>();
+      if (!storage) {
+        reasons.add("storage does not answer");
+      }
+      if (!source) {
+        reasons.add("the source does not answer");
+      }
+      if (!replication.result().ready()) {
+        reasons.add(replication.result().reason());
+      }
+      boolean ready = reasons.isEmpty();
+      JsonObject data = new JsonObject().put("ready", ready).put("storage", storage).put("source", source)
+          .put("replication", replication.result().ready());
+      if (!ready) {
+        data.put("reason", String.join("; ", reasons));
+      }
       Responses.send(ctx.response(), ready ? 200 : 503, new JsonObject().put("data", data).encode());
     });
   }

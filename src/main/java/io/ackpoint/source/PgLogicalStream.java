@@ -11,7 +11,6 @@ import org.postgresql.replication.PGReplicationStream;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -27,6 +26,13 @@ import java.util.concurrent.TimeUnit;
  * <p>In managed mode the publication has no tables: the stream then carries only logical messages
  * (the markers), so the checkpoint writes themselves are never decoded and shipped back. In custom
  * mode it carries the custom checkpoint table as well.
+ *
+ * <p>Invariant: no position is confirmed to the source (by {@link #confirm} or by the idle
+ * confirmation) before every custom checkpoint committed before it is durably stored. Custom rows
+ * are handed out one committed transaction at a time, and the stream reads on only once the
+ * follower has confirmed their position, which it does after storing them; the idle confirmation
+ * never runs inside a transaction nor while handed-out rows are unconfirmed. Whatever was not
+ * confirmed is sent again by the slot on the next connection.
  */
 final class PgLogicalStream implements AutoCloseable {
 
@@ -42,6 +48,8 @@ final class PgLogicalStream implements AutoCloseable {
   private final PgOutputDecoder decoder;
   private final long silenceLimitNanos;
   private long confirmed;
+  /** The commit position of custom checkpoints handed out by {@link #next()} and not yet confirmed; null when none. */
+  private String unconfirmedCustom;
   private long lastMessageNanos = System.nanoTime();
   private volatile boolean aborted;
 
@@ -71,7 +79,9 @@ final class PgLogicalStream implements AutoCloseable {
     // the heartbeat marker moves the stream, so a read that sees nothing for this long means the
     // connection is gone, and the follower reconnects.
     PGProperty.SOCKET_TIMEOUT.set(props, (int) silenceLimit(config).toSeconds());
-    ensurePublication(url, props, config.publication(), customTable);
+    try (Connection c = DriverManager.getConnection(url, props)) {
+      Publication.ensure(c, config.publication(), customTable);
+    }
 
     PGProperty.REPLICATION.set(props, "database");
     PGProperty.ASSUME_MIN_SERVER_VERSION.set(props, "10");
@@ -105,54 +115,6 @@ final class PgLogicalStream implements AutoCloseable {
     return Duration.ofSeconds(Math.max(60, config.heartbeatInterval().toSeconds() * 3));
   }
 
-  private static void ensurePublication(String url, Properties props, String publication, CustomTable customTable)
-      throws SQLException {
-    try (Connection c = DriverManager.getConnection(url, props)) {
-      if (!exists(c, "SELECT 1 FROM pg_publication WHERE pubname = ?", publication)) {
-        // Names are validated by the configuration (plain identifiers), so they are safe to inline.
-        // Only inserts and updates: deletes would need a replica identity on the application's table.
-        execute(c, "CREATE PUBLICATION " + publication + " WITH (publish = 'insert, update')",
-            "42710"); // 42710: created concurrently by another node
-      }
-      if (customTable != null) {
-        String table = customTable.table();
-        String schema = table.contains(".") ? table.substring(0, table.indexOf('.')) : "public";
-        String name = table.substring(table.indexOf('.') + 1);
-        try (PreparedStatement published = c.prepareStatement(
-            "SELECT 1 FROM pg_publication_tables WHERE pubname = ? AND schemaname = ? AND tablename = ?")) {
-          published.setString(1, publication);
-          published.setString(2, schema);
-          published.setString(3, name);
-          try (ResultSet rs = published.executeQuery()) {
-            if (!rs.next()) {
-              execute(c, "ALTER PUBLICATION " + publication + " SET (publish = 'insert, update')", "42710");
-              execute(c, "ALTER PUBLICATION " + publication + " ADD TABLE " + table, "42710");
-            }
-          }
-        }
-      }
-    }
-  }
-
-  private static boolean exists(Connection c, String sql, String parameter) throws SQLException {
-    try (PreparedStatement s = c.prepareStatement(sql)) {
-      s.setString(1, parameter);
-      try (ResultSet rs = s.executeQuery()) {
-        return rs.next();
-      }
-    }
-  }
-
-  private static void execute(Connection c, String sql, String toleratedState) throws SQLException {
-    try (Statement s = c.createStatement()) {
-      s.execute(sql);
-    } catch (SQLException e) {
-      if (!toleratedState.equals(e.getSQLState())) {
-        throw e;
-      }
-    }
-  }
-
   private static boolean slotExists(Connection connection, String slot) throws SQLException {
     try (Statement s = connection.createStatement();
          ResultSet rs = s.executeQuery("SELECT slot_name FROM pg_replication_slots WHERE slot_name = '" + slot + "'")) {
@@ -161,10 +123,37 @@ final class PgLogicalStream implements AutoCloseable {
   }
 
   /**
-   * Blocks until the next message and answers its WAL position: everything committed before that
-   * position has been streamed. Answers {@code null} once the stream is closed.
+   * Blocks until the next position and answers it: everything committed before that position has
+   * been streamed. In custom mode a transaction's messages are not positions of their own; its
+   * commit is, with the custom checkpoints it carried, which the caller must store before it
+   * confirms that position, and before it reads on. Answers {@code null} once the stream is closed.
    */
   Observed next() throws SQLException {
+    if (unconfirmedCustom != null) {
+      throw new IllegalStateException("the custom checkpoints committed at " + unconfirmedCustom
+          + " must be stored and their position confirmed before the stream reads on");
+    }
+    ByteBuffer message;
+    while ((message = read()) != null) {
+      String received = Lsn.format(stream.getLastReceiveLSN().asLong());
+      if (decoder == null) {
+        return new Observed(received, List.of());
+      }
+      PgOutputDecoder.Committed committed = decoder.decode(message);
+      if (committed != null) {
+        unconfirmedCustom = committed.position();
+        return new Observed(committed.position(), committed.checkpoints());
+      }
+      if (!decoder.inTransaction()) {
+        return new Observed(received, List.of());
+      }
+      // Inside a transaction: its position is its commit's, once its rows are known.
+    }
+    return null;
+  }
+
+  /** Blocks until the next message; {@code null} once the stream is closed. */
+  private ByteBuffer read() throws SQLException {
     ByteBuffer message;
     while ((message = stream.readPending()) == null) {
       if (aborted) {
@@ -183,23 +172,20 @@ final class PgLogicalStream implements AutoCloseable {
       }
     }
     lastMessageNanos = System.nanoTime();
-    String received = Lsn.format(stream.getLastReceiveLSN().asLong());
-    if (decoder != null) {
-      PgOutputDecoder.Committed committed = decoder.decode(message);
-      if (committed != null) {
-        return new Observed(committed.position(), committed.checkpoints());
-      }
-    }
-    return new Observed(received, List.of());
+    return message;
   }
 
   /**
    * Tells the source the stream was consumed up to {@code position}, so it can recycle the WAL
-   * before it. Acknowledgements never need old messages again: any later position acknowledges
-   * every head before it.
+   * before it and never sends it again. The caller confirms a position only once everything before
+   * it is stored: the custom checkpoints committed at it included. Acknowledgements never need old
+   * messages again: any later position acknowledges every head before it.
    */
   void confirm(String position) {
     long lsn = Lsn.parse(position);
+    if (unconfirmedCustom != null && lsn >= Lsn.parse(unconfirmedCustom)) {
+      unconfirmedCustom = null;
+    }
     if (lsn > confirmed) {
       confirmed = lsn;
       stream.setFlushedLSN(LogSequenceNumber.valueOf(lsn));
@@ -210,9 +196,13 @@ final class PgLogicalStream implements AutoCloseable {
   /**
    * With nothing left to read, everything the server has sent (keepalives carry its WAL end) is
    * consumed: confirm it at once. A server that shuts down waits for exactly this before it stops,
-   * and would otherwise wait until its wal_sender_timeout.
+   * and would otherwise wait until its wal_sender_timeout. Never inside a transaction, nor while
+   * custom checkpoints handed out are not yet stored: the server's WAL end may lie beyond them.
    */
   private void confirmIdle() throws SQLException {
+    if (unconfirmedCustom != null || decoder != null && decoder.inTransaction()) {
+      return;
+    }
     long received = stream.getLastReceiveLSN().asLong();
     if (received > confirmed) {
       confirmed = received;

@@ -14,7 +14,8 @@ import java.util.Map;
 
 /**
  * Reads the pgoutput messages (protocol version 1) that custom checkpoint mode needs: relations,
- * inserts and updates of the custom table, and commits. Rows of a transaction are handed over at its
+ * inserts and updates of the custom table, and commits. Table and column names are compared
+ * exactly (case-sensitive), as configured. Rows of a transaction are handed over at its
  * commit, with the commit's end position, so that a checkpoint is never acknowledged before the
  * transaction that wrote it is visible.
  */
@@ -32,6 +33,8 @@ final class PgOutputDecoder {
   private final CustomTable table;
   private final Map<Integer, Relation> relations = new HashMap<>();
   private final List<CustomCheckpoint> transaction = new ArrayList<>();
+  /** Between a transaction's begin and its commit. */
+  private boolean open;
 
   PgOutputDecoder(CustomTable table) {
     this.table = table;
@@ -42,7 +45,10 @@ final class PgOutputDecoder {
     byte type = message.get();
     switch (type) {
       case 'R' -> relation(message);
-      case 'B' -> transaction.clear();
+      case 'B' -> {
+        transaction.clear();
+        open = true;
+      }
       case 'I' -> {
         Relation relation = relations.get(message.getInt());
         message.get(); // 'N'
@@ -61,6 +67,7 @@ final class PgOutputDecoder {
         message.get(); // flags
         message.getLong(); // commit position
         long end = message.getLong();
+        open = false;
         if (!transaction.isEmpty()) {
           Committed committed = new Committed(Lsn.format(end), List.copyOf(transaction));
           transaction.clear();
@@ -72,6 +79,11 @@ final class PgOutputDecoder {
       }
     }
     return null;
+  }
+
+  /** True between a transaction's begin and its commit: no position inside it may be confirmed. */
+  boolean inTransaction() {
+    return open;
   }
 
   private void relation(ByteBuffer message) {
@@ -90,15 +102,9 @@ final class PgOutputDecoder {
     relations.put(id, new Relation(schema, name, columns));
   }
 
+  /** Exact names, as configured: the publication was given the same quoted, case-sensitive name. */
   private boolean isCustomTable(Relation relation) {
-    if (relation == null) {
-      return false;
-    }
-    String configured = table.table();
-    int dot = configured.indexOf('.');
-    return dot < 0
-        ? relation.name().equals(configured)
-        : relation.schema().equals(configured.substring(0, dot)) && relation.name().equals(configured.substring(dot + 1));
+    return relation != null && relation.schema().equals(table.schemaName()) && relation.name().equals(table.tableName());
   }
 
   private void row(Relation relation, ByteBuffer message) {

@@ -7,6 +7,8 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.WorkerExecutor;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.pgclient.PgConnectOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,12 +17,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * Follows the source's replication stream and publishes every position it observes on
- * {@code ackpoint.replication.progress}. The blocking stream runs on a worker thread of its own; the
- * heartbeat marker runs on this verticle's event loop. After every (re)connect a marker is forced,
- * so checkpoints left pending by a crash or a dropped connection are acknowledged without waiting
- * for other traffic. The verticle has started once the first connection attempt is over: on success
- * the slot exists, so every commit after that is seen.
+ * Follows the source's replication stream and sends every position it observes to the
+ * acknowledgement engine ({@code POSITION_OBSERVED}). The blocking stream runs on a worker thread of
+ * its own; the heartbeat marker runs on this verticle's event loop. After every (re)connect a marker
+ * is forced, so checkpoints left pending by a crash or a dropped connection are acknowledged without
+ * waiting for other traffic. The verticle has started once the first connection attempt is over: on
+ * success the slot exists, so every commit after that is seen; on failure readiness says why.
+ *
+ * <p>In custom mode a position is sent and confirmed to the slot only after the custom checkpoints
+ * committed at it are durably stored; a failed store restarts the stream from the last confirmed
+ * position, and the slot sends them again.
  */
 public final class ReplicationFollowerVerticle extends VerticleBase {
 
@@ -37,6 +43,10 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
   private volatile PgLogicalStream current;
   private long heartbeatTimer;
   private final Promise<Void> firstAttempt = Promise.promise();
+  private final FollowerStatus status;
+  private final ReplicationFailures failures;
+  private DurableCustomStore customStore;
+  private MessageConsumer<Void> health;
 
   /** {@code customTable} is null in managed mode. */
   public ReplicationFollowerVerticle(String uri, ReplicationConfig config, CustomTable customTable,
@@ -45,10 +55,16 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
     this.config = config;
     this.customTable = customTable;
     this.sourceFactory = sourceFactory;
+    this.status = new FollowerStatus(config.slotName());
+    this.failures = new ReplicationFailures(config.slotName(), PgConnectOptions.fromUri(uri).getUser());
   }
 
   @Override
   public Future<?> start() {
+    health = vertx.eventBus().localConsumer(EventBusAddresses.HEALTH_REPLICATION, msg -> msg.reply(status.current().toJson()));
+    if (customTable != null) {
+      customStore = new DurableCustomStore(vertx.eventBus(), customTable.storeTimeout());
+    }
     return sourceFactory.get().map(s -> {
       source = s;
       heartbeatTimer = vertx.setPeriodic(config.heartbeatInterval().toMillis(), id -> heartbeat());
@@ -72,22 +88,25 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
       try (PgLogicalStream stream = PgLogicalStream.open(uri, config, customTable)) {
         current = stream;
         backoff = 100;
+        // The status first: readiness is right as soon as start() completes.
+        status.following();
         // The slot exists from here on: every later commit will be seen.
         firstAttempt.tryComplete();
-        LOG.info("following replication slot {}", config.slotName());
         context.runOnContext(v -> heartbeat());
         PgLogicalStream.Observed observed;
         while (!stopped && (observed = stream.next()) != null) {
           if (!observed.custom().isEmpty()) {
-            // Sent before the position, from this one thread: the engine stores them first.
-            vertx.eventBus().send(EventBusAddresses.CUSTOM_CHECKPOINTS, CustomCheckpoints.toJson(observed.position(), observed.custom()));
+            // Blocks this worker thread until the rows are durable, or throws: the stream then
+            // restarts from the last confirmed position and the slot sends them again.
+            customStore.store(observed.position(), observed.custom());
           }
           vertx.eventBus().send(EventBusAddresses.POSITION_OBSERVED, observed.position());
           stream.confirm(observed.position());
         }
       } catch (SQLException | RuntimeException e) {
         if (!stopped) {
-          LOG.warn("replication stream lost ({}), reconnecting in {} ms", e.getMessage(), backoff);
+          // One log line per change of cause, not per retry; readiness carries the same reason.
+          status.failed(failures.reason(e));
         }
         // A source that is down at start does not stop Ackpoint from starting; readiness says so.
         firstAttempt.tryComplete();
@@ -114,6 +133,7 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
   public Future<?> stop() {
     stopped = true;
     vertx.cancelTimer(heartbeatTimer);
+    health.unregister();
     PgLogicalStream stream = current;
     // Aborting from here unblocks the worker's read; the worker then sees stopped and ends.
     Future<Void> closed = stream == null ? Future.succeededFuture()

@@ -19,6 +19,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.util.function.UnaryOperator;
+
 import static io.ackpoint.support.ApiClient.data;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -58,7 +60,12 @@ class DatabaseFaultTest {
   }
 
   private void start(boolean storageThroughProxy, boolean sourceThroughProxy, boolean follower) {
-    config = TestAckpoint.configJson(db);
+    start(storageThroughProxy, sourceThroughProxy, follower, c -> c);
+  }
+
+  private void start(boolean storageThroughProxy, boolean sourceThroughProxy, boolean follower,
+                     UnaryOperator<JsonObject> customize) {
+    config = customize.apply(TestAckpoint.configJson(db));
     if (follower) {
       TestAckpoint.withFollower(config);
     }
@@ -136,5 +143,26 @@ class DatabaseFaultTest {
       assertEquals(200, next.statusCode());
       assertEquals("4", stream.nextMatching(l -> l.containsKey("checkpoint_diff")).getJsonObject("checkpoint_diff").getString("write_checkpoint"));
     }
+  }
+
+  @Test
+  void aCustomCheckpointWhoseStoreWasCutIsStoredAndAcknowledgedAllTheSame() {
+    sql.query("CREATE TABLE checkpoints (id BIGSERIAL PRIMARY KEY, user_id TEXT NOT NULL, checkpoint BIGINT NOT NULL,"
+        + " client_id TEXT)");
+    start(true, false, true, c -> c.put("checkpoints", new JsonObject().put("mode", "custom")));
+    try (StreamClient stream = StreamClient.syncStream(vertx, TestAckpoint.portOf(config), token, "c1")) {
+      stream.next();
+      stream.next();
+      // The storage connection dies exactly when the custom rows are being stored, and again when
+      // they are stored the second time: a second attempt exists only if the position was not
+      // confirmed to the slot, which then sent the transaction again after the stream restarted.
+      var cut = proxy.cutWhenClientSends("AS r(user_id, client_id, checkpoint, request)", 2);
+      sql.query("INSERT INTO checkpoints (user_id, checkpoint, client_id) VALUES ('u', 41, 'c1')");
+      Await.result(cut);
+      assertEquals("41", stream.nextMatching(l -> l.containsKey("checkpoint_diff"))
+          .getJsonObject("checkpoint_diff").getString("write_checkpoint"));
+    }
+    assertEquals(1, sql.count("SELECT count(*) FROM ackpoint_write_checkpoints"
+        + " WHERE user_id = 'u' AND client_id = 'c1' AND write_checkpoint = 41 AND processed_at_lsn IS NOT NULL"));
   }
 }

@@ -11,6 +11,7 @@ import io.vertx.core.net.NetSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A TCP proxy between Ackpoint and PostgreSQL, for fault tests. It can cut a connection at the exact
@@ -24,6 +25,7 @@ public final class TcpProxy {
   private final Set<NetSocket> sockets = ConcurrentHashMap.newKeySet();
   private volatile byte[] cutOn;
   private volatile Promise<Void> cut;
+  private final AtomicInteger cutsLeft = new AtomicInteger();
   private volatile byte[] stallOn;
   private volatile Promise<Void> stall;
 
@@ -91,7 +93,16 @@ public final class TcpProxy {
    * instead. Completes the returned future when that happened.
    */
   public Future<Void> cutWhenClientSends(String text) {
+    return cutWhenClientSends(text, 1);
+  }
+
+  /**
+   * Like {@link #cutWhenClientSends(String)}, for the next {@code times} chunks that contain
+   * {@code text}, each on its own connection; completes when the last was cut.
+   */
+  public Future<Void> cutWhenClientSends(String text, int times) {
     cut = Promise.promise();
+    cutsLeft.set(times);
     cutOn = text.getBytes(StandardCharsets.UTF_8);
     return cut.future();
   }
@@ -121,8 +132,14 @@ public final class TcpProxy {
     if (pattern == null || !contains(data.getBytes(), pattern)) {
       return false;
     }
-    cutOn = null;
-    cut.tryComplete();
+    int left = cutsLeft.decrementAndGet();
+    if (left < 0) {
+      return false; // a concurrent chunk took the last cut
+    }
+    if (left == 0) {
+      cutOn = null;
+      cut.tryComplete();
+    }
     return true;
   }
 

@@ -1,0 +1,102 @@
+package io.ackpoint.source;
+
+import io.ackpoint.config.AckpointConfig.CustomTable;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Checks, before the follower publishes the custom table, that the table and every configured
+ * column exist under exactly their configured names. PostgreSQL folds unquoted names to lower case,
+ * so {@code Checkpoints} configured against a table created as {@code checkpoints} would otherwise
+ * be published and then never match: every row ignored, in silence. Reads pg_catalog, which shows
+ * every table whatever the role's privileges on it.
+ */
+final class CustomTableCheck {
+
+  private static final String TABLES = """
+      SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE c.relkind IN ('r', 'p') AND lower(n.nspname) = lower(?) AND lower(c.relname) = lower(?)
+      """;
+  private static final String COLUMNS = """
+      SELECT a.attname FROM pg_attribute a
+        JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = ? AND c.relname = ? AND a.attnum > 0 AND NOT a.attisdropped
+      """;
+
+  private CustomTableCheck() {
+  }
+
+  static void verify(Connection c, CustomTable table) throws SQLException {
+    String schema = table.schemaName();
+    String name = table.tableName();
+    String similar = null;
+    boolean exists = false;
+    try (PreparedStatement s = c.prepareStatement(TABLES)) {
+      s.setString(1, schema);
+      s.setString(2, name);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          if (rs.getString(1).equals(schema) && rs.getString(2).equals(name)) {
+            exists = true;
+          } else {
+            similar = rs.getString(1).equals(schema) ? rs.getString(2) : rs.getString(1) + "." + rs.getString(2);
+          }
+        }
+      }
+    }
+    if (!exists) {
+      throw new FollowerFailure("custom.table \"" + table.table() + "\" does not exist in schema " + schema + hint(similar));
+    }
+    List<String> columns = columns(c, schema, name);
+    for (Map.Entry<String, String> configured : configuredColumns(table).entrySet()) {
+      String column = configured.getValue();
+      if (!columns.contains(column)) {
+        String sameIgnoringCase = columns.stream()
+            .filter(existing -> existing.toLowerCase(Locale.ROOT).equals(column.toLowerCase(Locale.ROOT)))
+            .findFirst().orElse(null);
+        throw new FollowerFailure(configured.getKey() + " \"" + column + "\" does not exist in table "
+            + Publication.quoted(schema) + "." + Publication.quoted(name) + hint(sameIgnoringCase));
+      }
+    }
+  }
+
+  private static String hint(String similar) {
+    return similar == null ? " (names are case-sensitive)" : " (names are case-sensitive; did you mean " + similar + "?)";
+  }
+
+  /** Configuration key → configured column, for every column the decoder reads. */
+  private static Map<String, String> configuredColumns(CustomTable table) {
+    Map<String, String> columns = new LinkedHashMap<>();
+    columns.put("custom.user_column", table.userColumn());
+    columns.put("custom.checkpoint_column", table.checkpointColumn());
+    if (table.clientColumn() != null) {
+      columns.put("custom.client_column", table.clientColumn());
+    }
+    if (table.requestColumn() != null) {
+      columns.put("custom.request_column", table.requestColumn());
+    }
+    return columns;
+  }
+
+  private static List<String> columns(Connection c, String schema, String name) throws SQLException {
+    List<String> columns = new ArrayList<>();
+    try (PreparedStatement s = c.prepareStatement(COLUMNS)) {
+      s.setString(1, schema);
+      s.setString(2, name);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          columns.add(rs.getString(1));
+        }
+      }
+    }
+    return columns;
+  }
+}

@@ -1,0 +1,45 @@
+package io.ackpoint.source;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The follower's state for readiness, written by its worker thread and read by its event loop. A
+ * failure is logged in one line, without a stack trace, when its cause changes, not on every retry:
+ * a slot held by another process would otherwise log every few seconds for as long as it lasts.
+ */
+final class FollowerStatus {
+
+  private static final Logger LOG = LoggerFactory.getLogger(FollowerStatus.class);
+
+  private final String slot;
+  private volatile ReplicationStatus current = ReplicationStatus.notReady("the replication follower has not connected yet");
+  /** The reason last logged; null while following. Only the worker thread touches it. */
+  private String logged;
+
+  FollowerStatus(String slot) {
+    this.slot = slot;
+  }
+
+  ReplicationStatus current() {
+    return current;
+  }
+
+  void following() {
+    current = ReplicationStatus.READY;
+    if (logged != null) {
+      LOG.info("replication follower running again on slot {}", slot);
+    } else {
+      LOG.info("following replication slot {}", slot);
+    }
+    logged = null;
+  }
+
+  void failed(String reason) {
+    current = ReplicationStatus.notReady(reason);
+    if (!reason.equals(logged)) {
+      LOG.warn("replication follower not running, retrying: {}", reason);
+      logged = reason;
+    }
+  }
+}

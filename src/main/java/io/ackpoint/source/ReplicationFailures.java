@@ -1,0 +1,78 @@
+package io.ackpoint.source;
+
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.ServerErrorMessage;
+
+import java.sql.SQLException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Words why the follower's stream failed as one line an operator can act on, from PostgreSQL's
+ * SQLSTATE: the readiness reason and the log line are this text. A cause that retrying cannot cure
+ * (another process on the slot, a missing privilege, wal_level) is named with what to change.
+ */
+final class ReplicationFailures {
+
+  private static final Pattern ACTIVE_PID = Pattern.compile("is active for PID (\\d+)");
+
+  private final String slot;
+  private final String role;
+
+  ReplicationFailures(String slot, String role) {
+    this.slot = slot;
+    this.role = role;
+  }
+
+  String reason(Throwable failure) {
+    if (failure instanceof FollowerFailure worded) {
+      return worded.getMessage();
+    }
+    String message = oneLine(failure);
+    String state = failure instanceof SQLException sql ? sql.getSQLState() : null;
+    if (state == null) {
+      return "replication stream lost: " + message;
+    }
+    return switch (state) {
+      case "55006" -> slotInUse(message);
+      case "42501" -> missingPrivilege(message);
+      case "55000" -> "the source is not ready for logical replication: " + message
+          + (message.contains("wal_level") ? " (set wal_level = logical in postgresql.conf and restart PostgreSQL)" : "");
+      case "53400", "53300" -> "the source has no room for the follower: " + message
+          + " (raise max_replication_slots or max_wal_senders, or drop unused slots and connections)";
+      case "28000", "28P01" -> "the source refused the follower's login as \"" + role + "\": " + message
+          + " (pg_hba.conf must allow a replication connection for this role, and the password must match)";
+      case "42P01" -> "a table the follower needs does not exist: " + message;
+      default -> (state.startsWith("08") ? "cannot reach the source for replication: " : "replication stream lost: ")
+          + message + " (SQLSTATE " + state + ")";
+    };
+  }
+
+  private String slotInUse(String message) {
+    Matcher pid = ACTIVE_PID.matcher(message);
+    return "replication slot \"" + slot + "\" is in use by another process"
+        + (pid.find() ? " (pid " + pid.group(1) + ")" : " (" + message + ")")
+        + ": is another Ackpoint running on this slot? Give each deployment its own replication.slot_name";
+  }
+
+  private String missingPrivilege(String message) {
+    if (message.contains("WAL sender") || message.contains("REPLICATION") || message.contains("replication")) {
+      return "the source role \"" + role + "\" lacks the REPLICATION attribute that logical replication needs"
+          + " (ALTER ROLE " + role + " REPLICATION): " + message;
+    }
+    return "the source role \"" + role + "\" lacks a privilege the follower needs: " + message
+        + " (it needs CREATE on the database to create the publication, and in custom mode to own the publication"
+        + " and the custom table to publish it)";
+  }
+
+  /** The server's message and detail on one line, without the driver's layout or a stack trace. */
+  static String oneLine(Throwable failure) {
+    if (failure instanceof PSQLException psql && psql.getServerErrorMessage() != null) {
+      ServerErrorMessage server = psql.getServerErrorMessage();
+      String detail = server.getDetail();
+      return server.getMessage() + (detail == null ? "" : " (" + detail + ")");
+    }
+    String message = failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage();
+    return message.replaceAll("\\s*\\R\\s*", " ").trim();
+  }
+}

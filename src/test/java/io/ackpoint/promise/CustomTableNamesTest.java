@@ -1,0 +1,108 @@
+package io.ackpoint.promise;
+
+import io.ackpoint.support.Readiness;
+import io.ackpoint.support.RunningAckpoint;
+import io.ackpoint.support.Sql;
+import io.ackpoint.support.StreamClient;
+import io.ackpoint.support.TestAckpoint;
+import io.ackpoint.support.TestDatabase;
+import io.ackpoint.support.TestKeys;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Custom-mode names are exact, case-sensitive PostgreSQL names: what is configured is what is
+ * followed, and a name that does not exist is reported instead of silently following nothing.
+ */
+@ExtendWith(VertxExtension.class)
+class CustomTableNamesTest {
+
+  private Vertx vertx;
+  private String db;
+  private RunningAckpoint app;
+
+  @BeforeEach
+  void database(Vertx vertx) {
+    this.vertx = vertx;
+    db = TestDatabase.freshDatabase();
+  }
+
+  @AfterEach
+  void stop() {
+    if (app != null) {
+      app.close();
+    }
+  }
+
+  private void sql(String statement) {
+    try (Sql setup = new Sql(vertx, db)) {
+      setup.query(statement);
+    }
+  }
+
+  private void startCustom(JsonObject custom) {
+    app = RunningAckpoint.on(vertx, db, c -> TestAckpoint.withFollower(c)
+        .put("checkpoints", new JsonObject().put("mode", "custom"))
+        .put("custom", custom));
+  }
+
+  private static JsonObject mixedCaseNames() {
+    return new JsonObject().put("table", "Checkpoints").put("user_column", "UserId")
+        .put("checkpoint_column", "Checkpoint").put("client_column", "ClientId");
+  }
+
+  @Test
+  void aMixedCaseTableWithMixedCaseColumnsIsFollowedByItsExactNames() {
+    sql("CREATE TABLE \"Checkpoints\" (id BIGSERIAL PRIMARY KEY, \"UserId\" TEXT NOT NULL, \"Checkpoint\" BIGINT NOT NULL,"
+        + " \"ClientId\" TEXT)");
+    // A table with the folded name as well: it is not the configured one, so it is not followed.
+    sql("CREATE TABLE checkpoints (id BIGSERIAL PRIMARY KEY, userid TEXT, checkpoint BIGINT, clientid TEXT)");
+    startCustom(mixedCaseNames());
+    assertTrue(Readiness.probe(app).getBoolean("ready"));
+
+    String token = TestKeys.token(vertx, "app-user");
+    try (StreamClient stream = app.stream(token, "c1")) {
+      stream.next();
+      stream.next();
+      app.sql.query("INSERT INTO checkpoints (userid, checkpoint, clientid) VALUES ('app-user', 99, 'c1')");
+      app.sql.query("INSERT INTO \"Checkpoints\" (\"UserId\", \"Checkpoint\", \"ClientId\") VALUES ('app-user', 41, 'c1')");
+      assertEquals("41", stream.nextMatching(l -> l.containsKey("checkpoint_diff"))
+          .getJsonObject("checkpoint_diff").getString("write_checkpoint"));
+    }
+  }
+
+  @Test
+  void aConfiguredTableThatExistsOnlyWithOtherCaseMakesReadinessFalseWithTheReason() {
+    sql("CREATE TABLE checkpoints (id BIGSERIAL PRIMARY KEY, user_id TEXT NOT NULL, checkpoint BIGINT NOT NULL, client_id TEXT)");
+    startCustom(new JsonObject().put("table", "Checkpoints"));
+
+    JsonObject readiness = Readiness.probe(app);
+    assertEquals(false, readiness.getBoolean("ready"), readiness.encode());
+    assertEquals(false, readiness.getBoolean("replication"));
+    String reason = readiness.getString("reason");
+    assertTrue(reason.contains("custom.table \"Checkpoints\" does not exist in schema public"), reason);
+    assertTrue(reason.contains("case-sensitive"), reason);
+    assertTrue(reason.contains("did you mean checkpoints?"), reason);
+  }
+
+  @Test
+  void aConfiguredColumnThatDoesNotExistMakesReadinessFalseWithTheReason() {
+    sql("CREATE TABLE \"Checkpoints\" (id BIGSERIAL PRIMARY KEY, \"UserId\" TEXT NOT NULL, \"Checkpoint\" BIGINT NOT NULL,"
+        + " clientid TEXT)");
+    startCustom(mixedCaseNames());
+
+    JsonObject readiness = Readiness.probe(app);
+    assertEquals(false, readiness.getBoolean("ready"), readiness.encode());
+    String reason = readiness.getString("reason");
+    assertTrue(reason.contains("custom.client_column \"ClientId\" does not exist in table \"public\".\"Checkpoints\""), reason);
+    assertTrue(reason.contains("did you mean clientid?"), reason);
+  }
+}

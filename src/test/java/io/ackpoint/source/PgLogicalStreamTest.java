@@ -1,0 +1,82 @@
+package io.ackpoint.source;
+
+import io.ackpoint.config.AckpointConfig;
+import io.ackpoint.support.Sql;
+import io.ackpoint.support.TestAckpoint;
+import io.ackpoint.support.TestDatabase;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.sql.SQLException;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * The stream on a real slot: custom checkpoints are handed out one committed transaction at a time,
+ * nothing after them is read (so nothing after them is confirmed, not even by the idle
+ * confirmation) until their position is confirmed, and a transaction whose position was never
+ * confirmed is sent again on the next connection.
+ */
+@ExtendWith(VertxExtension.class)
+class PgLogicalStreamTest {
+
+  private String db;
+  private Sql sql;
+  private AckpointConfig config;
+
+  @BeforeEach
+  void setUp(Vertx vertx) {
+    db = TestDatabase.freshDatabase();
+    sql = new Sql(vertx, db);
+    sql.query("CREATE TABLE checkpoints (id BIGSERIAL PRIMARY KEY, user_id TEXT NOT NULL, checkpoint BIGINT NOT NULL,"
+        + " client_id TEXT)");
+    config = TestAckpoint.config(TestAckpoint.withFollower(TestAckpoint.configJson(db))
+        .put("checkpoints", new JsonObject().put("mode", "custom")));
+  }
+
+  @AfterEach
+  void tearDown() {
+    sql.query("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1",
+        config.replication().slotName());
+    sql.close();
+  }
+
+  private PgLogicalStream open() throws SQLException {
+    return PgLogicalStream.open(db, config.replication(), config.checkpoints().custom());
+  }
+
+  private static PgLogicalStream.Observed nextCustom(PgLogicalStream stream) throws SQLException {
+    PgLogicalStream.Observed observed;
+    while ((observed = stream.next()).custom().isEmpty()) {
+      stream.confirm(observed.position());
+    }
+    return observed;
+  }
+
+  @Test
+  void customCheckpointsMustBeConfirmedBeforeTheStreamReadsOnAndAreSentAgainUntilThen() throws SQLException {
+    PgLogicalStream.Observed first;
+    try (PgLogicalStream stream = open()) {
+      sql.query("INSERT INTO checkpoints (user_id, checkpoint, client_id) VALUES ('u', 41, 'c1')");
+      first = nextCustom(stream);
+      assertEquals(41, first.custom().get(0).checkpoint());
+      // A marker after the transaction: reading it (and confirming idly past the rows) is refused.
+      sql.query("SELECT pg_logical_emit_message(false, 'ackpoint', 'ping')");
+      assertThrows(IllegalStateException.class, stream::next);
+    }
+
+    try (PgLogicalStream stream = open()) {
+      PgLogicalStream.Observed again = nextCustom(stream);
+      assertEquals(first, again, "never confirmed, so the slot sends the transaction again");
+      stream.confirm(again.position());
+      sql.query("INSERT INTO checkpoints (user_id, checkpoint, client_id) VALUES ('u', 42, 'c1')");
+      assertEquals(42, nextCustom(stream).custom().get(0).checkpoint(), "confirmed, so the stream reads on");
+    }
+  }
+}
