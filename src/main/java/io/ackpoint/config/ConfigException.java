@@ -9,4 +9,13 @@ public final class ConfigException extends RuntimeException {
   public ConfigException(String key, String problem) {
     super("configuration key '" + key + "': " + problem);
   }
+
+  private ConfigException(String message) {
+    super(message);
+  }
+
+  /** An {@code ACKPOINT_*} environment variable that is wrong in itself (it names no key, say). */
+  static ConfigException variable(String name, String problem) {
+    return new ConfigException("environment variable " + name + " " + problem);
+  }
 }

@@ -85,7 +85,7 @@ public final class ConfigLoader {
     for (String variable : new TreeSet<>(env.keySet())) {
       if (variable.startsWith(ENV_PREFIX) && !known.contains(variable)) {
         String closest = known.stream().min(Comparator.comparingInt(k -> editDistance(k, variable))).orElseThrow();
-        throw new ConfigException(variable, "is not a configuration variable"
+        throw ConfigException.variable(variable, "names no configuration key"
             + (editDistance(closest, variable) <= 3 ? " (did you mean " + closest + "?)" : "")
             + "; every key of src/main/resources/ackpoint-defaults.yaml has one, named ACKPOINT_ + its path");
       }
