@@ -20,7 +20,7 @@ public record AckpointConfig(
     CompactionConfig compaction,
     String adminToken) {
 
-  public record HttpConfig(String host, int port, int instances, int eventLoops, int bodyLimit,
+  public record HttpConfig(String host, int port, int instances, int eventLoops, int bodyLimit, List<String> corsAllowedOrigins,
                            QueueLimits checkpointing, QueueLimits stream, QueueLimits api) {
 
   }

@@ -228,6 +228,7 @@ public final class ConfigLoader {
         r.integer("http.instances", 0, 1024),
         r.integer("http.event_loops", 0, 1024),
         r.integer("http.body_limit", 64, 64 * 1024 * 1024),
+        r.stringList("http.cors.allowed_origins"),
         queue(r, "http.queues.checkpointing"),
         queue(r, "http.queues.stream"),
         queue(r, "http.queues.api"));

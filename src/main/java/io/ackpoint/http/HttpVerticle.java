@@ -59,6 +59,7 @@ public final class HttpVerticle extends VerticleBase {
   private Router router(JwtAuthenticator authenticator) {
     Router router = Router.router(vertx);
     router.route().handler(this::measure);
+    router.route().handler(Cors.handler(config.http().corsAllowedOrigins()));
     router.route().handler(new StrictQuery());
     Authentication authentication = new Authentication(authenticator);
     Admission checkpointing = new Admission(queues.checkpointing());

@@ -1,0 +1,36 @@
+package io.ackpoint.http;
+
+import io.vertx.core.http.HttpMethod;
+import io.vertx.ext.web.handler.CorsHandler;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Browsers are clients too (PowerSync's web SDK): preflights are answered and every response carries
+ * the CORS headers. Credentials travel in the Authorization header, so no cookie is ever allowed.
+ */
+final class Cors {
+
+  /** What a PowerSync web client sends, plus what Ackpoint reads itself. */
+  private static final Set<String> REQUEST_HEADERS = Set.of(
+      "authorization", "content-type", "accept", "x-user-agent", "x-request-id");
+  /** What a script may read: when to retry, and which request this was. */
+  private static final Set<String> EXPOSED_HEADERS = Set.of("retry-after", "x-request-id");
+
+  private Cors() {
+  }
+
+  static CorsHandler handler(List<String> allowedOrigins) {
+    CorsHandler cors = CorsHandler.create();
+    if (!allowedOrigins.contains("*")) {
+      cors.addOrigins(allowedOrigins);
+    }
+    return cors
+        .allowedMethods(Set.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.OPTIONS))
+        .allowedHeaders(REQUEST_HEADERS)
+        .exposedHeaders(EXPOSED_HEADERS)
+        .allowCredentials(false)
+        .maxAgeSeconds(600);
+  }
+}
