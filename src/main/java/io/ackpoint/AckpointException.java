@@ -1,84 +1,74 @@
 package io.ackpoint;
 
+import io.vertx.core.Future;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
-import io.vertx.core.json.JsonObject;
 
 /**
- * A failure with a stable error code and the HTTP status it maps to. It crosses the event bus as a
- * {@link ReplyException} whose failure code is the status and whose message carries the code and
- * description, so that callers of {@code ackpoint.checkpoint.create} see the same error as HTTP clients.
+ * A failure from the {@link AckpointError} catalogue, with a description for the client. It is a
+ * {@link ReplyException}, so it crosses the event bus as itself: a verticle that asked
+ * {@code ackpoint.checkpoint.create} sees the same error an HTTP client would, with the HTTP status as
+ * failure code. Carries no stack trace: it is an answer, not a bug, and floods of bad input must stay
+ * cheap.
  */
-public final class AckpointException extends RuntimeException {
+public final class AckpointException extends ReplyException {
 
-  private final int status;
-  private final String code;
+  private final AckpointError error;
 
-  public AckpointException(int status, String code, String description) {
-    this(status, code, description, null);
+  AckpointException(AckpointError error, String description, Throwable cause) {
+    super(ReplyFailure.RECIPIENT_FAILURE, error.status(), description, cause, true);
+    this.error = error;
   }
 
-  public AckpointException(int status, String code, String description, Throwable cause) {
-    super(description, cause, false, false);
-    this.status = status;
-    this.code = code;
-  }
-
-  public int status() {
-    return status;
+  public AckpointError error() {
+    return error;
   }
 
   public String code() {
-    return code;
+    return error.code();
+  }
+
+  public int status() {
+    return error.status();
   }
 
   public String description() {
     return getMessage();
   }
 
-  public static AckpointException badRequest(String code, String description) {
-    return new AckpointException(400, code, description);
+  /**
+   * Answers the request {@code message} with the outcome of {@code result}: its value, sent with
+   * {@code options}, or its failure as the catalogue's error.
+   */
+  public static void reply(Message<?> message, Future<?> result, DeliveryOptions options) {
+    result.onComplete(ar -> {
+      if (ar.succeeded()) {
+        message.reply(ar.result(), options);
+      } else {
+        message.reply(of(ar.cause()));
+      }
+    });
   }
 
-  public static AckpointException storageUnavailable(Throwable cause) {
-    return new AckpointException(503, "ACK_STORAGE_UNAVAILABLE", "checkpoint storage is unavailable: " + message(cause), cause);
+  public static void reply(Message<?> message, Future<?> result) {
+    reply(message, result, new DeliveryOptions());
   }
 
-  public static AckpointException sourceUnavailable(Throwable cause) {
-    return new AckpointException(503, "ACK_SOURCE_UNAVAILABLE", "source database is unavailable: " + message(cause), cause);
-  }
-
-  private static String message(Throwable cause) {
-    return cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
-  }
-
-  public ReplyException toReplyException() {
-    return new ReplyException(ReplyFailure.RECIPIENT_FAILURE, status,
-        new JsonObject().put("code", code).put("description", description()).encode());
-  }
-
-  /** Recovers the error from an event-bus failure; anything unrecognised becomes a 503 or 500. */
-  public static AckpointException from(Throwable failure) {
+  /**
+   * The catalogue's view of any failure: itself when it is one; an event-bus request that nobody
+   * answered in time or that had no consumer is {@link AckpointError#UNAVAILABLE}; anything else is
+   * {@link AckpointError#INTERNAL}.
+   */
+  public static AckpointException of(Throwable failure) {
     if (failure instanceof AckpointException e) {
       return e;
     }
-    if (failure instanceof ReplyException reply) {
-      if (reply.failureType() == ReplyFailure.RECIPIENT_FAILURE && reply.getMessage() != null
-          && reply.getMessage().startsWith("{")) {
-        try {
-          JsonObject json = new JsonObject(reply.getMessage());
-          return new AckpointException(reply.failureCode(), json.getString("code"), json.getString("description"));
-        } catch (RuntimeException ignored) {
-          // not one of ours: fall through
-        }
-      }
-      if (reply.failureType() == ReplyFailure.TIMEOUT) {
-        return new AckpointException(503, "ACK_BATCHER_TIMEOUT", "the checkpoint batcher did not answer in time");
-      }
-      if (reply.failureType() == ReplyFailure.NO_HANDLERS) {
-        return new AckpointException(503, "ACK_BATCHER_UNAVAILABLE", "the checkpoint batcher is not running");
-      }
+    if (failure instanceof ReplyException reply
+        && (reply.failureType() == ReplyFailure.TIMEOUT || reply.failureType() == ReplyFailure.NO_HANDLERS)) {
+      return AckpointError.UNAVAILABLE.exception(reply);
     }
-    return new AckpointException(500, "ACK_INTERNAL", "internal error");
+    return AckpointError.INTERNAL.exception();
   }
 }

@@ -3,7 +3,7 @@ package io.ackpoint;
 import io.ackpoint.config.AckpointConfig;
 import io.ackpoint.config.ConfigException;
 import io.ackpoint.config.ConfigLoader;
-import io.ackpoint.embedded.EmbeddedDatabase;
+import io.ackpoint.impl.AckpointImpl;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import org.slf4j.Logger;
@@ -12,7 +12,11 @@ import org.slf4j.LoggerFactory;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-/** Starts Ackpoint from {@code conf/ackpoint.yaml} (or {@code $ACKPOINT_CONFIG}) and the environment. */
+/**
+ * The runnable service, a shell over {@link Ackpoint#deploy}: {@code conf/ackpoint.yaml} (or
+ * {@code $ACKPOINT_CONFIG}) and the {@code ACKPOINT_*} variables become the options; SIGTERM and
+ * SIGINT stop it gracefully.
+ */
 public final class Main {
 
   private static final Logger LOG = LoggerFactory.getLogger(Main.class);
@@ -21,38 +25,29 @@ public final class Main {
   }
 
   public static void main(String[] args) throws Exception {
+    AckpointOptions options;
     AckpointConfig config;
     try {
-      config = ConfigLoader.load(System.getenv());
+      options = new AckpointOptions(ConfigLoader.loadJson(System.getenv()));
+      config = options.toConfig();
     } catch (ConfigException e) {
       System.err.println("ackpoint: invalid configuration: " + e.getMessage());
       System.exit(2);
       return;
     }
 
-    EmbeddedDatabase embedded = null;
-    if (config.needsEmbeddedDatabase()) {
-      LOG.info("starting the embedded PostgreSQL in {}", config.embedded().dataDir().toAbsolutePath());
-      embedded = EmbeddedDatabase.start(config.embedded());
-      config = config.withEmbeddedUri(embedded.uri());
-    }
-
-    Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(Ackpoint.eventLoops(config)));
+    Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(AckpointImpl.eventLoops(config)));
     Ackpoint ackpoint;
     try {
-      ackpoint = Ackpoint.start(vertx, config).await(60, TimeUnit.SECONDS);
+      ackpoint = Ackpoint.deploy(vertx, options).await(120, TimeUnit.SECONDS);
     } catch (Exception e) {
       LOG.error("Ackpoint failed to start", e);
       vertx.close().await(10, TimeUnit.SECONDS);
-      if (embedded != null) {
-        embedded.close();
-      }
       System.exit(1);
       return;
     }
     LOG.info("Ackpoint listening on http://{}:{}", config.http().host(), config.http().port());
 
-    EmbeddedDatabase database = embedded;
     CountDownLatch stop = new CountDownLatch(1);
     // SIGTERM and SIGINT stop Ackpoint gracefully and exit 0; a shutdown hook alone would exit 143.
     for (String name : new String[] {"TERM", "INT"}) {
@@ -67,10 +62,6 @@ public final class Main {
     } catch (Exception e) {
       LOG.warn("unclean stop", e);
       status = 1;
-    } finally {
-      if (database != null) {
-        database.close();
-      }
     }
     System.exit(status);
   }

@@ -1,7 +1,5 @@
 package io.ackpoint;
 
-import io.ackpoint.config.AckpointConfig;
-import io.ackpoint.embedded.EmbeddedDatabase;
 import io.ackpoint.support.ApiClient;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.TestAckpoint;
@@ -28,23 +26,21 @@ class EmbeddedRestartTest {
         .put("source", new JsonObject().put("type", "embedded"))
         .put("storage", new JsonObject().put("type", "embedded"))
         .put("embedded", new JsonObject().put("data_dir", dataDir.toString()));
-    AckpointConfig config = TestAckpoint.config(json);
     String token = TestKeys.token(vertx, "restart");
 
-    assertEquals("1", runOnce(vertx, config, api -> data(api.writeCheckpoint2(token, "c1")).getString("write_checkpoint")));
-    assertEquals("2", runOnce(vertx, config, api -> data(api.writeCheckpoint2(token, "c1")).getString("write_checkpoint")));
+    assertEquals("1", runOnce(vertx, json, api -> data(api.writeCheckpoint2(token, "c1")).getString("write_checkpoint")));
+    assertEquals("2", runOnce(vertx, json, api -> data(api.writeCheckpoint2(token, "c1")).getString("write_checkpoint")));
   }
 
-  private static String runOnce(Vertx vertx, AckpointConfig config, java.util.function.Function<ApiClient, String> call) {
-    try (EmbeddedDatabase database = EmbeddedDatabase.start(config.embedded())) {
-      Ackpoint ackpoint = Await.result(Ackpoint.start(vertx, config.withEmbeddedUri(database.uri())));
-      ApiClient api = new ApiClient(vertx, config.http().port());
-      try {
-        return call.apply(api);
-      } finally {
-        api.close();
-        Await.result(ackpoint.close());
-      }
+  /** Deploy starts the embedded database and close stops it: the second run finds the first one's data. */
+  private static String runOnce(Vertx vertx, JsonObject json, java.util.function.Function<ApiClient, String> call) {
+    Ackpoint ackpoint = Await.result(TestAckpoint.start(vertx, json));
+    ApiClient api = new ApiClient(vertx, TestAckpoint.portOf(json));
+    try {
+      return call.apply(api);
+    } finally {
+      api.close();
+      Await.result(ackpoint.close());
     }
   }
 }

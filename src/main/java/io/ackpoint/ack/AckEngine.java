@@ -1,15 +1,14 @@
 package io.ackpoint.ack;
 
-import io.ackpoint.AckpointException;
-import io.ackpoint.EventBusAddresses;
-import io.ackpoint.metrics.AckpointMetrics;
-import io.ackpoint.source.CustomCheckpoint;
+import io.ackpoint.AckpointError;
+import io.ackpoint.CheckpointReached;
+import io.ackpoint.core.CustomCheckpoint;
+import io.ackpoint.core.PositionFormat;
+import io.ackpoint.core.Reached;
 import io.ackpoint.storage.CheckpointStorage;
-import io.ackpoint.storage.Reached;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonObject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,18 +31,22 @@ public final class AckEngine {
 
   private final Vertx vertx;
   private final CheckpointStorage storage;
-  private final AckpointMetrics metrics;
-  private final Checkpoints checkpoints = new Checkpoints();
+  private final AckListener listener;
+  private final String reachedAddress;
+  private final Checkpoints checkpoints;
   private final TreeMap<String, List<Promise<Long>>> headWaiters = new TreeMap<>();
   private String observed = "";
   private String latest = "";
   private boolean applying;
   private Future<Void> customStores = Future.succeededFuture();
 
-  public AckEngine(Vertx vertx, CheckpointStorage storage, AckpointMetrics metrics) {
+  public AckEngine(Vertx vertx, CheckpointStorage storage, PositionFormat positions, String reachedAddress,
+                   AckListener listener) {
     this.vertx = vertx;
     this.storage = storage;
-    this.metrics = metrics;
+    this.checkpoints = new Checkpoints(positions);
+    this.reachedAddress = reachedAddress;
+    this.listener = listener;
   }
 
   /** The checkpoint sequence number of the last applied position (0 before the first). */
@@ -100,19 +103,10 @@ public final class AckEngine {
 
   private void acknowledged(String position, List<Reached> reached, long nanos) {
     observed = position;
-    metrics.positionApplied(position);
-    metrics.acknowledgementApplied(Duration.ofNanos(nanos), reached.size());
+    listener.positionApplied(position, nanos, reached.size());
     long checkpoint = checkpoints.next(position);
-    String sequence = Long.toString(checkpoint);
     for (Reached r : reached) {
-      JsonObject event = new JsonObject().put("user_id", r.user().userId());
-      if (r.user().hasClientId()) {
-        event.put("client_id", r.user().clientId());
-      }
-      vertx.eventBus().publish(EventBusAddresses.CHECKPOINT_REACHED, event
-          .put("write_checkpoint", Long.toString(r.writeCheckpoint()))
-          .put("position", position)
-          .put("checkpoint", sequence));
+      vertx.eventBus().publish(reachedAddress, new CheckpointReached(r.user(), r.writeCheckpoint(), position, checkpoint).toJson());
     }
     releaseHeadWaiters(checkpoint);
   }
@@ -130,7 +124,7 @@ public final class AckEngine {
         if (waiting.isEmpty()) {
           headWaiters.remove(head);
         }
-        promise.fail(new AckpointException(504, "ACK_REPLICATION_TIMEOUT",
+        promise.fail(AckpointError.REPLICATION_TIMEOUT.exception(
             "replication did not reach the checkpoint within " + timeout.toSeconds() + " s"));
       }
     });

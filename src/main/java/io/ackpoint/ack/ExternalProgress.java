@@ -1,8 +1,8 @@
 package io.ackpoint.ack;
 
-import io.ackpoint.source.Lsn;
 import io.ackpoint.source.ReplicationSource;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,8 +43,8 @@ final class ExternalProgress {
   }
 
   void offer(Object body) {
-    String position = body instanceof io.vertx.core.json.JsonObject json && json.getValue("position") instanceof String s
-        ? Lsn.normalize(s) : null;
+    String position = body instanceof JsonObject json && json.getValue("position") instanceof String s
+        ? source.positions().canonical(s) : null;
     if (position == null) {
       reject("not a replication position: " + abbreviated(body));
       return;

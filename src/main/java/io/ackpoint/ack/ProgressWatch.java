@@ -1,7 +1,6 @@
 package io.ackpoint.ack;
 
-import io.ackpoint.EventBusAddresses;
-import io.ackpoint.source.ReplicationStatus;
+import io.ackpoint.core.ReplicationStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,12 +17,14 @@ final class ProgressWatch {
   private static final Logger LOG = LoggerFactory.getLogger(ProgressWatch.class);
 
   private final Duration timeout;
+  private final String address;
   private long lastProgressNanos = System.nanoTime();
   private boolean heardAny;
   private boolean stale;
 
-  ProgressWatch(Duration timeout) {
+  ProgressWatch(Duration timeout, String address) {
     this.timeout = timeout;
+    this.address = address;
   }
 
   /** An accepted position arrived (a repeated one too: the publisher is alive, the source may be idle). */
@@ -32,7 +33,7 @@ final class ProgressWatch {
     heardAny = true;
     if (stale) {
       stale = false;
-      LOG.info("replication progress arrives again on {}", EventBusAddresses.REPLICATION_PROGRESS);
+      LOG.info("replication progress arrives again on {}", address);
     }
   }
 
@@ -41,7 +42,7 @@ final class ProgressWatch {
     if (silent.compareTo(timeout) <= 0) {
       return ReplicationStatus.READY;
     }
-    String reason = "no replication progress on " + EventBusAddresses.REPLICATION_PROGRESS
+    String reason = "no replication progress on " + address
         + (heardAny ? " for more than " : " since start-up, more than ") + timeout.toMillis() + " ms"
         + " (replication.follower is false, so another verticle must publish {\"position\"} at least every"
         + " replication.progress_timeout): is the external follower running?";

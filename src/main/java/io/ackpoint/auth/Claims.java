@@ -1,5 +1,7 @@
 package io.ackpoint.auth;
 
+import io.ackpoint.AckpointException;
+import io.ackpoint.AckpointError;
 import io.ackpoint.core.FullUserId;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -27,13 +29,13 @@ record Claims(Long exp, Long nbf, Long iat, Object aud, Object sub) {
   /** The identity these claims give at {@code now} (epoch seconds), or the reason they give none. */
   AuthenticatedUser user(long now, long skew, List<String> audiences) {
     if (exp == null || now - skew >= exp) {
-      throw new AuthenticationException(AuthFailure.EXPIRED);
+      throw AckpointError.AUTH_EXPIRED.exception();
     }
     if ((nbf != null && nbf > now + skew) || (iat != null && iat > now + skew)) {
-      throw new AuthenticationException(AuthFailure.NOT_YET_VALID);
+      throw AckpointError.AUTH_NOT_YET_VALID.exception();
     }
     if (!audienceAccepted(audiences)) {
-      throw new AuthenticationException(AuthFailure.WRONG_AUDIENCE);
+      throw AckpointError.AUTH_WRONG_AUDIENCE.exception();
     }
     return new AuthenticatedUser(subject(), Instant.ofEpochSecond(exp));
   }
@@ -85,7 +87,7 @@ record Claims(Long exp, Long nbf, Long iat, Object aud, Object sub) {
     if (value instanceof Double d && d >= 0 && d <= LAST_NUMERIC_DATE) {
       return d.longValue();
     }
-    throw new AuthenticationException(AuthFailure.MALFORMED,
+    throw AckpointError.AUTH_MALFORMED.exception(
         "claim " + name + " must be a NumericDate: a number of seconds in 0.." + LAST_NUMERIC_DATE);
   }
 
@@ -93,7 +95,7 @@ record Claims(Long exp, Long nbf, Long iat, Object aud, Object sub) {
     return seconds >= 0 && seconds <= LAST_NUMERIC_DATE;
   }
 
-  private static AuthenticationException invalidSubject(String description) {
-    return new AuthenticationException(AuthFailure.INVALID_SUBJECT, description);
+  private static AckpointException invalidSubject(String description) {
+    return AckpointError.AUTH_INVALID_SUBJECT.exception( description);
   }
 }

@@ -1,5 +1,7 @@
 package io.ackpoint.auth;
 
+import io.ackpoint.AckpointException;
+import io.ackpoint.AckpointError;
 import io.ackpoint.config.AckpointConfig.AuthConfig;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -24,7 +26,7 @@ import java.util.regex.Pattern;
  * <p>Confined to the event loop that creates it (an HTTP verticle's): the refresh timer and the
  * fetches run there too, so its state needs no synchronization.
  */
-public final class JwtAuthenticator {
+public final class JwtAuthenticator implements Authenticator {
 
   private static final Pattern AUTHORIZATION = Pattern.compile("^(Token|Bearer) (\\S+)$");
 
@@ -45,6 +47,11 @@ public final class JwtAuthenticator {
     this.inlineKeys = KeySet.keysOf(config.jwks());
     this.remote = remote;
     this.keys = KeySet.of(vertx, inlineKeys);
+  }
+
+  /** Authenticators that verify against {@code config}'s keys, one per event loop that asks. */
+  public static Authenticator.Factory factory(AuthConfig config, JwksListener listener) {
+    return vertx -> create(vertx, config, listener).map(a -> a);
   }
 
   /**
@@ -70,6 +77,7 @@ public final class JwtAuthenticator {
   }
 
   /** Stops refreshing the remote keys. */
+  @Override
   public Future<Void> close() {
     if (remote == null) {
       return Future.succeededFuture();
@@ -78,33 +86,34 @@ public final class JwtAuthenticator {
     return remote.close();
   }
 
+  @Override
   public Future<AuthenticatedUser> authenticate(String authorizationHeader) {
     if (authorizationHeader == null) {
-      return fail(AuthFailure.MISSING);
+      return fail(AckpointError.AUTH_MISSING);
     }
     Matcher m = AUTHORIZATION.matcher(authorizationHeader);
     if (!m.matches()) {
-      return fail(AuthFailure.MISSING);
+      return fail(AckpointError.AUTH_MISSING);
     }
     String compact = m.group(2);
     AuthenticatedUser known = verified.get(compact);
     if (known != null) {
       return known.expiresAt().getEpochSecond() > clock.instant().getEpochSecond() - config.clockSkew().toSeconds()
           ? Future.succeededFuture(known)
-          : fail(AuthFailure.EXPIRED);
+          : fail(AckpointError.AUTH_EXPIRED);
     }
     Token token;
     try {
       token = Token.parse(compact);
-    } catch (AuthenticationException e) {
+    } catch (AckpointException e) {
       return Future.failedFuture(e);
     }
     String kid = token.kid();
     if (kid != null && !keys.hasKey(kid)) {
       // Perhaps a key rotated in since the last refresh.
       return mayFetch()
-          ? refreshRemoteKeys().transform(ignored -> keys.hasKey(kid) ? verify(token) : fail(AuthFailure.UNKNOWN_KEY))
-          : fail(AuthFailure.UNKNOWN_KEY);
+          ? refreshRemoteKeys().transform(ignored -> keys.hasKey(kid) ? verify(token) : fail(AckpointError.AUTH_UNKNOWN_KEY))
+          : fail(AckpointError.AUTH_UNKNOWN_KEY);
     }
     Future<AuthenticatedUser> verification = verify(token);
     if (kid != null) {
@@ -121,23 +130,23 @@ public final class JwtAuthenticator {
   }
 
   private static boolean noKnownKeyVerifies(Throwable failure) {
-    return failure instanceof AuthenticationException e
-        && (e.reason() == AuthFailure.BAD_SIGNATURE || e.reason() == AuthFailure.UNSUPPORTED_ALGORITHM);
+    return failure instanceof AckpointException e
+        && (e.error() == AckpointError.AUTH_BAD_SIGNATURE || e.error() == AckpointError.AUTH_UNSUPPORTED_ALGORITHM);
   }
 
   private Future<AuthenticatedUser> verify(Token token) {
     KeySet used = keys;
     if (!used.accepts(token.alg())) {
-      return fail(AuthFailure.UNSUPPORTED_ALGORITHM);
+      return fail(AckpointError.AUTH_UNSUPPORTED_ALGORITHM);
     }
     return verifySignature(used, token.compact()).transform(ar -> {
       if (ar.failed()) {
-        return ar.cause() instanceof AuthenticationException e ? Future.failedFuture(e) : fail(AuthFailure.BAD_SIGNATURE);
+        return ar.cause() instanceof AckpointException e ? Future.failedFuture(e) : fail(AckpointError.AUTH_BAD_SIGNATURE);
       }
       AuthenticatedUser user;
       try {
         user = token.claims().user(clock.instant().getEpochSecond(), config.clockSkew().toSeconds(), config.audiences());
-      } catch (AuthenticationException e) {
+      } catch (AckpointException e) {
         return Future.failedFuture(e);
       }
       // A key removed while this token was verified must not go on vouching for it from the cache.
@@ -157,7 +166,7 @@ public final class JwtAuthenticator {
     try {
       return keys.verifier().authenticate(new TokenCredentials(compact));
     } catch (RuntimeException e) {
-      return fail(AuthFailure.MALFORMED);
+      return fail(AckpointError.AUTH_MALFORMED);
     }
   }
 
@@ -176,7 +185,7 @@ public final class JwtAuthenticator {
     });
   }
 
-  private static <T> Future<T> fail(AuthFailure reason) {
-    return Future.failedFuture(new AuthenticationException(reason));
+  private static <T> Future<T> fail(AckpointError reason) {
+    return Future.failedFuture(reason.exception());
   }
 }

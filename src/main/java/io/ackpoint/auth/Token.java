@@ -1,5 +1,7 @@
 package io.ackpoint.auth;
 
+import io.ackpoint.AckpointException;
+import io.ackpoint.AckpointError;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 
@@ -15,7 +17,7 @@ record Token(String compact, String alg, String kid, Claims claims) {
 
   private static final Base64.Decoder BASE64URL = Base64.getUrlDecoder();
 
-  /** Parses {@code compact}, or throws an {@link AuthenticationException} that says what is wrong with it. */
+  /** Parses {@code compact}, or throws an {@link AckpointException} that says what is wrong with it. */
   static Token parse(String compact) {
     String[] parts = compact.split("\\.", -1);
     if (parts.length != 3) {
@@ -24,7 +26,7 @@ record Token(String compact, String alg, String kid, Claims claims) {
     JsonObject header = json(parts[0], "header");
     if (parts[2].isEmpty()) {
       throw "none".equalsIgnoreCase(stringOrNull(header.getValue("alg")))
-          ? new AuthenticationException(AuthFailure.UNSUPPORTED_ALGORITHM, "unsigned tokens (alg none) are not accepted")
+          ? AckpointError.AUTH_UNSUPPORTED_ALGORITHM.exception( "unsigned tokens (alg none) are not accepted")
           : malformed("the token has no signature");
     }
     String alg = string(header, "alg");
@@ -68,7 +70,7 @@ record Token(String compact, String alg, String kid, Claims claims) {
     return value instanceof String s ? s : null;
   }
 
-  private static AuthenticationException malformed(String description) {
-    return new AuthenticationException(AuthFailure.MALFORMED, description);
+  private static AckpointException malformed(String description) {
+    return AckpointError.AUTH_MALFORMED.exception( description);
   }
 }

@@ -1,15 +1,17 @@
 package io.ackpoint.batch;
 
+import io.ackpoint.AckpointError;
 import io.ackpoint.AckpointException;
 import io.ackpoint.config.AckpointConfig.BatchingConfig;
+import io.ackpoint.core.CheckpointCommand;
+import io.ackpoint.core.CheckpointCreated;
+import io.ackpoint.core.CheckpointWrite;
 import io.ackpoint.core.FullUserId;
-import io.ackpoint.source.MarkerDecision;
+import io.ackpoint.core.MarkerDecision;
+import io.ackpoint.core.StoredBatch;
+import io.ackpoint.core.WriteOutcome;
 import io.ackpoint.source.ReplicationSource;
 import io.ackpoint.storage.CheckpointWriter;
-import io.ackpoint.storage.CheckpointWrite;
-import io.ackpoint.storage.IsolatingWriter;
-import io.ackpoint.storage.StoredBatch;
-import io.ackpoint.storage.WriteOutcome;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -56,7 +58,7 @@ public final class CheckpointBatcher {
                     BatchingConfig config, BatchListener listener, LongSupplier nanoClock) {
     this.nanoClock = nanoClock;
     this.context = (ContextInternal) context;
-    this.source = source;
+    this.source = new ObservedSource(source, listener);
     this.storage = new IsolatingWriter(storage);
     this.config = config;
     this.requestTimeoutNanos = config.requestTimeout().toNanos();
@@ -73,8 +75,7 @@ public final class CheckpointBatcher {
       return promise.future();
     }
     if (pending.size() >= config.maxPending()) {
-      promise.fail(new AckpointException(503, "ACK_BATCHER_OVERLOADED",
-          "too many checkpoint requests are waiting for a batch, retry later"));
+      promise.fail(AckpointError.BATCHER_OVERLOADED.exception());
       return promise.future();
     }
     pending.add(waiting);
@@ -123,7 +124,7 @@ public final class CheckpointBatcher {
     for (Waiting w : pending) {
       if (now - w.deadlineNanos >= 0) {
         // Its caller has stopped waiting (the event-bus request timed out): storage never sees it.
-        w.promise.fail(new AckpointException(503, "ACK_BATCHER_TIMEOUT", "the checkpoint request waited too long for a batch"));
+        w.promise.fail(AckpointError.BATCHER_TIMEOUT.exception());
       } else {
         batch.add(w);
       }
@@ -145,7 +146,7 @@ public final class CheckpointBatcher {
     }
     listener.batchStarted(batch.size(), writes.size());
     long started = System.nanoTime();
-    source.createReplicationHead(head -> storage.store(head, writes).map(stored -> new HeadedBatch(head, stored)))
+    source.createReplicationHead(head -> stored(head, writes))
         // No caller of the batch waits longer than this; its in-flight slot is worth more to the next batch.
         .timeout(requestTimeoutNanos, TimeUnit.NANOSECONDS)
         .onComplete(ar -> {
@@ -156,8 +157,8 @@ public final class CheckpointBatcher {
           } else {
             // Never retried here: the clients retry, and a retry that matches a pending row forces the marker again.
             AckpointException error = ar.cause() instanceof TimeoutException
-                ? new AckpointException(503, "ACK_STORAGE_TIMEOUT", "the checkpoint batch did not complete in time")
-                : AckpointException.from(ar.cause());
+                ? AckpointError.STORAGE_TIMEOUT.exception()
+                : AckpointException.of(ar.cause());
             for (Waiting w : batch) {
               w.promise.fail(error);
             }
@@ -165,6 +166,14 @@ public final class CheckpointBatcher {
           scheduleDispatch();
           signalDrained();
         });
+  }
+
+  private Future<HeadedBatch> stored(String head, List<CheckpointWrite> writes) {
+    long started = System.nanoTime();
+    return storage.store(head, writes).map(stored -> {
+      listener.stored(head, System.nanoTime() - started);
+      return new HeadedBatch(head, stored);
+    });
   }
 
   private void signalDrained() {
@@ -180,19 +189,18 @@ public final class CheckpointBatcher {
       WriteOutcome outcome = batch.stored.outcomes().get(e.getKey());
       Group g = e.getValue();
       if (outcome instanceof WriteOutcome.Stored stored) {
-        g.generated.forEach(p -> p.complete(new CheckpointCreated(stored.generated(), batch.head)));
-        g.supplied.forEach(p -> p.complete(new CheckpointCreated(stored.checkpoint(), batch.head)));
+        g.generated.forEach(p -> p.complete(new CheckpointCreated(stored.generated(), batch.head, stored.pending())));
+        g.supplied.forEach(p -> p.complete(new CheckpointCreated(stored.checkpoint(), batch.head, stored.pending())));
       } else if (outcome instanceof WriteOutcome.Exhausted exhausted) {
-        g.generated.forEach(p -> p.fail(new AckpointException(409, "ACK_CHECKPOINT_EXHAUSTED",
-            "the checkpoint id of this user and client is 9223372036854775807: no greater id can be generated")));
-        g.supplied.forEach(p -> p.complete(new CheckpointCreated(exhausted.checkpoint(), batch.head)));
+        g.generated.forEach(p -> p.fail(AckpointError.CHECKPOINT_EXHAUSTED.exception()));
+        g.supplied.forEach(p -> p.complete(new CheckpointCreated(exhausted.checkpoint(), batch.head, exhausted.pending())));
       } else if (outcome instanceof WriteOutcome.Contended) {
-        g.failAll(new AckpointException(503, "ACK_STORAGE_CONTENTION", "checkpoint storage is too contended for this user, retry"));
+        g.failAll(AckpointError.STORAGE_CONTENTION.exception());
       } else if (outcome instanceof WriteOutcome.Rejected rejected) {
-        g.failAll(new AckpointException(422, "ACK_CHECKPOINT_UNSTORABLE",
-            "checkpoint storage refused this user's checkpoint: " + rejected.reason()));
+        g.failAll(AckpointError.CHECKPOINT_UNSTORABLE.exception(
+            AckpointError.CHECKPOINT_UNSTORABLE.description() + ": " + rejected.reason()));
       } else {
-        g.failAll(new AckpointException(500, "ACK_INTERNAL", "storage returned no outcome for a user of the batch"));
+        g.failAll(AckpointError.INTERNAL.exception("storage returned no outcome for a user of the batch"));
       }
     }
   }
@@ -252,18 +260,6 @@ public final class CheckpointBatcher {
     @Override
     public boolean shouldAdvance() {
       return stored.shouldAdvance();
-    }
-  }
-
-  /** Observes batches, for metrics. */
-  public interface BatchListener {
-    BatchListener NONE = new BatchListener() {
-    };
-
-    default void batchStarted(int requests, int users) {
-    }
-
-    default void batchFinished(long nanos, boolean succeeded) {
     }
   }
 }

@@ -18,9 +18,11 @@ public record AckpointConfig(
     AcknowledgementConfig acknowledgement,
     CheckpointsConfig checkpoints,
     CompactionConfig compaction,
-    String adminToken) {
+    String adminToken,
+    String eventBusPrefix) {
 
-  public record HttpConfig(String host, int port, int instances, int eventLoops, int bodyLimit, List<String> corsAllowedOrigins,
+  public record HttpConfig(boolean enabled, String host, int port, int instances, int eventLoops, int bodyLimit,
+                           List<String> corsAllowedOrigins,
                            QueueLimits checkpointing, QueueLimits stream, QueueLimits api) {
 
   }
@@ -108,7 +110,7 @@ public record AckpointConfig(
   /** This configuration with the embedded database's URI filled in wherever the embedded one is used. */
   public AckpointConfig withEmbeddedUri(String uri) {
     return new AckpointConfig(http, auth, source.withEmbeddedUri(uri), storage.withEmbeddedUri(uri), embedded, batching,
-        replication, acknowledgement, checkpoints, compaction, adminToken);
+        replication, acknowledgement, checkpoints, compaction, adminToken, eventBusPrefix);
   }
 
 

@@ -1,11 +1,10 @@
 package io.ackpoint.http;
 
-import io.ackpoint.EventBusAddresses;
+import io.ackpoint.CheckpointReached;
 import io.ackpoint.core.FullUserId;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
-import io.vertx.core.json.JsonObject;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -22,27 +21,33 @@ final class AckSubscribers {
   private static final long SWEEP_MS = 1_000;
 
   private final Vertx vertx;
+  private final String reachedAddress;
   private final Map<FullUserId, List<AckSubscriber>> byUser = new HashMap<>();
-  private MessageConsumer<JsonObject> consumer;
+  private MessageConsumer<Object> consumer;
   private long sweepTimer;
   private int size;
+  private long latestCheckpoint;
 
-  AckSubscribers(Vertx vertx) {
+  AckSubscribers(Vertx vertx, String reachedAddress) {
     this.vertx = vertx;
+    this.reachedAddress = reachedAddress;
   }
 
   Future<Void> start() {
-    consumer = vertx.eventBus().consumer(EventBusAddresses.CHECKPOINT_REACHED, msg -> {
-      JsonObject body = msg.body();
-      List<AckSubscriber> subscribers = byUser.get(new FullUserId(body.getString("user_id"), body.getString("client_id")));
+    consumer = vertx.eventBus().consumer(reachedAddress, msg -> {
+      CheckpointReached reached = CheckpointReached.fromJson(msg.body());
+      if (reached == null) {
+        return;
+      }
+      latestCheckpoint = Math.max(latestCheckpoint, reached.checkpoint());
+      List<AckSubscriber> subscribers = byUser.get(reached.user());
       if (subscribers == null) {
         return;
       }
-      long id = Long.parseLong(body.getString("write_checkpoint"));
-      String checkpoint = body.getString("checkpoint");
+      String checkpoint = Long.toString(reached.checkpoint());
       // A copy: a subscriber may remove itself while it is told.
       for (AckSubscriber s : List.copyOf(subscribers)) {
-        s.reached(id, checkpoint);
+        s.reached(reached.writeCheckpoint(), checkpoint);
       }
     });
     sweepTimer = vertx.setPeriodic(SWEEP_MS, id -> sweep());
@@ -66,6 +71,11 @@ final class AckSubscribers {
 
   int size() {
     return size;
+  }
+
+  /** The greatest checkpoint sequence this event loop has heard of, 0 before the first. */
+  long latestCheckpoint() {
+    return latestCheckpoint;
   }
 
   private void sweep() {

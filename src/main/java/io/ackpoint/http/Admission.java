@@ -1,5 +1,6 @@
 package io.ackpoint.http;
 
+import io.ackpoint.AckpointError;
 import io.vertx.core.Handler;
 import io.vertx.ext.web.RoutingContext;
 
@@ -25,8 +26,7 @@ final class Admission implements Handler<RoutingContext> {
       ctx.next();
     });
     if (admission == RequestQueue.Admission.REJECTED) {
-      ctx.response().putHeader("Retry-After", "1");
-      Responses.error(ctx.response(), 429, "ACK_TOO_MANY_REQUESTS",
+      Responses.error(ctx.response(), AckpointError.TOO_MANY_REQUESTS,
           "too many concurrent " + queue.name() + " requests, retry later");
     }
   }

@@ -1,8 +1,8 @@
 package io.ackpoint.http;
 
+import io.ackpoint.AckpointException;
 import io.ackpoint.auth.AuthenticatedUser;
-import io.ackpoint.auth.AuthenticationException;
-import io.ackpoint.auth.JwtAuthenticator;
+import io.ackpoint.auth.Authenticator;
 import io.ackpoint.core.FullUserId;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpHeaders;
@@ -13,9 +13,9 @@ final class Authentication implements Handler<RoutingContext> {
 
   private static final String USER = "ackpoint.user";
 
-  private final JwtAuthenticator authenticator;
+  private final Authenticator authenticator;
 
-  Authentication(JwtAuthenticator authenticator) {
+  Authentication(Authenticator authenticator) {
     this.authenticator = authenticator;
   }
 
@@ -34,16 +34,12 @@ final class Authentication implements Handler<RoutingContext> {
       if (ar.succeeded()) {
         ctx.put(USER, ar.result());
         ctx.next();
-      } else if (ar.cause() instanceof AuthenticationException e) {
-        unauthorized(ctx, e);
+      } else if (ar.cause() instanceof AckpointException e && e.status() == 401) {
+        ctx.response().putHeader("WWW-Authenticate", "Bearer");
+        Responses.error(ctx.response(), e);
       } else {
         ctx.fail(ar.cause());
       }
     });
-  }
-
-  private static void unauthorized(RoutingContext ctx, AuthenticationException e) {
-    ctx.response().putHeader("WWW-Authenticate", "Bearer");
-    Responses.error(ctx.response(), 401, e.reason().code(), e.description());
   }
 }

@@ -1,7 +1,7 @@
 package io.ackpoint.http;
 
-import io.ackpoint.EventBusAddresses;
-import io.ackpoint.source.ReplicationStatus;
+import io.ackpoint.AckpointAddresses;
+import io.ackpoint.core.ReplicationStatus;
 import io.vertx.core.Future;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.EventBus;
@@ -22,9 +22,11 @@ final class ProbeRoutes {
   private static final DeliveryOptions HEALTH_DELIVERY = new DeliveryOptions().setSendTimeout(5_000);
 
   private final EventBus eventBus;
+  private final AckpointAddresses addresses;
 
-  ProbeRoutes(EventBus eventBus) {
+  ProbeRoutes(EventBus eventBus, AckpointAddresses addresses) {
     this.eventBus = eventBus;
+    this.addresses = addresses;
   }
 
   void liveness(RoutingContext ctx) {
@@ -32,10 +34,10 @@ final class ProbeRoutes {
   }
 
   void readiness(RoutingContext ctx) {
-    Future<JsonObject> databases = eventBus.<JsonObject>request(EventBusAddresses.HEALTH, null, HEALTH_DELIVERY)
+    Future<JsonObject> databases = eventBus.<JsonObject>request(addresses.health(), null, HEALTH_DELIVERY)
         .map(reply -> reply.body())
         .otherwise(new JsonObject().put("storage", false).put("source", false));
-    Future<ReplicationStatus> replication = eventBus.<JsonObject>request(EventBusAddresses.HEALTH_REPLICATION, null, HEALTH_DELIVERY)
+    Future<ReplicationStatus> replication = eventBus.<JsonObject>request(addresses.healthReplication(), null, HEALTH_DELIVERY)
         .map(reply -> ReplicationStatus.fromJson(reply.body()))
         .otherwise(e -> ReplicationStatus.notReady("the replication status is unknown: " + e.getMessage()));
     Future.join(databases, replication).onComplete(ar -> {

@@ -1,5 +1,6 @@
 package io.ackpoint.http;
 
+import io.ackpoint.AckpointError;
 import io.ackpoint.AckpointException;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
@@ -17,16 +18,26 @@ final class Responses {
     send(response, 200, new JsonObject().put("data", data).encode());
   }
 
-  static void error(HttpServerResponse response, AckpointException e) {
+  /** Answers any failure: the catalogue's error it is, or 500 for anything else. */
+  static void error(HttpServerResponse response, Throwable failure) {
+    AckpointException e = AckpointException.of(failure);
     error(response, e.status(), e.code(), e.description());
   }
 
-  static void error(HttpServerResponse response, int status, String code, String description) {
+  static void error(HttpServerResponse response, AckpointError error, String description) {
+    error(response, error.status(), error.code(), description);
+  }
+
+  static void error(HttpServerResponse response, AckpointError error) {
+    error(response, error.status(), error.code(), error.description());
+  }
+
+  private static void error(HttpServerResponse response, int status, String code, String description) {
     if (response.ended() || response.closed()) {
       return;
     }
-    if (status == 503) {
-      // Unavailable for now, not for good: a PowerSync client retries after this anyway.
+    if (status == 503 || status == 429) {
+      // Unavailable or busy for now, not for good: a PowerSync client retries after this anyway.
       response.putHeader("Retry-After", "1");
     }
     JsonObject error = new JsonObject()

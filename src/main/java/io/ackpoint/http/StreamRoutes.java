@@ -1,9 +1,8 @@
 package io.ackpoint.http;
 
-import io.ackpoint.AckpointException;
-import io.ackpoint.EventBusAddresses;
+import io.ackpoint.AckpointAddresses;
+import io.ackpoint.CheckpointRequests;
 import io.ackpoint.auth.AuthenticatedUser;
-import io.ackpoint.batch.CheckpointRequestValidation;
 import io.ackpoint.core.FullUserId;
 import io.vertx.core.Future;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -13,8 +12,6 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 
-import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The acknowledgement streams: {@code POST /sync/stream} (PowerSync, NDJSON) and
@@ -28,24 +25,26 @@ final class StreamRoutes {
   private static final StreamFormat SSE = new StreamFormat.ServerSentEvents();
 
   private final EventBus eventBus;
+  private final AckpointAddresses addresses;
   private final AckSubscribers subscribers;
   private final long keepaliveMillis;
-  private final AtomicInteger openStreams;
+  private final HttpListener listener;
 
-  StreamRoutes(EventBus eventBus, AckSubscribers subscribers, Duration keepalive, AtomicInteger openStreams) {
+  StreamRoutes(EventBus eventBus, HttpSettings settings, AckSubscribers subscribers) {
     this.eventBus = eventBus;
+    this.addresses = settings.addresses();
     this.subscribers = subscribers;
-    this.keepaliveMillis = keepalive.toMillis();
-    this.openStreams = openStreams;
+    this.keepaliveMillis = settings.config().acknowledgement().keepaliveInterval().toMillis();
+    this.listener = settings.listener();
   }
 
   void syncStream(RoutingContext ctx) {
     JsonObject body = ctx.body() == null || ctx.body().isEmpty() ? new JsonObject() : CheckpointRoutes.jsonBody(ctx);
-    open(ctx, CheckpointRequestValidation.clientId(body.getValue("client_id")), POWERSYNC);
+    open(ctx, CheckpointRequests.clientId(body.getValue("client_id")), POWERSYNC);
   }
 
   void serverSentEvents(RoutingContext ctx) {
-    open(ctx, CheckpointRequestValidation.clientId(ctx.request().getParam("client_id")), SSE);
+    open(ctx, CheckpointRequests.clientId(ctx.request().getParam("client_id")), SSE);
   }
 
   private void open(RoutingContext ctx, String clientId, StreamFormat format) {
@@ -55,30 +54,30 @@ final class StreamRoutes {
     response.setChunked(true)
         .putHeader(HttpHeaders.CONTENT_TYPE, format.contentType())
         .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache");
-    openStreams.incrementAndGet();
+    listener.streamOpened();
     AckStream stream = new AckStream(response, format, user.expiresAt().toEpochMilli(), keepaliveMillis, ended -> {
       subscribers.remove(fullUserId, ended);
-      openStreams.decrementAndGet();
+      listener.streamClosed();
     });
     // Subscribe first, then read: an acknowledgement between the two is kept by the stream.
     subscribers.add(fullUserId, stream);
     ctx.addEndHandler(v -> stream.end());
-    latest(eventBus, fullUserId).onComplete(ar -> {
+    latest(eventBus, addresses, fullUserId).onComplete(ar -> {
       if (ar.succeeded()) {
         JsonObject latest = ar.result();
         String id = latest.getString("write_checkpoint");
         stream.open(latest.getString("checkpoint"), id == null ? null : Long.parseLong(id));
       } else {
-        Responses.error(response, AckpointException.from(ar.cause()));
+        Responses.error(response, ar.cause());
         stream.end();
       }
     });
   }
 
   /** The latest acknowledged id of a full user id ({@code write_checkpoint}, absent if none) and the checkpoint sequence. */
-  static Future<JsonObject> latest(EventBus eventBus, FullUserId user) {
+  static Future<JsonObject> latest(EventBus eventBus, AckpointAddresses addresses, FullUserId user) {
     JsonObject query = new JsonObject().put("user_id", user.userId()).put("client_id", user.clientId());
-    return eventBus.<JsonObject>request(EventBusAddresses.CHECKPOINT_LATEST, query, LOCAL)
+    return eventBus.<JsonObject>request(addresses.checkpointLatest(), query, LOCAL)
         .map(msg -> msg.body());
   }
 }

@@ -1,5 +1,6 @@
 package io.ackpoint.http;
 
+import io.ackpoint.AckpointError;
 import io.vertx.core.Handler;
 import io.vertx.ext.web.RoutingContext;
 
@@ -19,7 +20,7 @@ final class StrictQuery implements Handler<RoutingContext> {
   public void handle(RoutingContext ctx) {
     String query = ctx.request().query();
     if (query != null && !wellFormed(query)) {
-      Responses.error(ctx.response(), 400, "ACK_INVALID_QUERY", "the query string is not well-formed percent-encoded UTF-8");
+      Responses.error(ctx.response(), AckpointError.INVALID_QUERY);
       return;
     }
     ctx.next();

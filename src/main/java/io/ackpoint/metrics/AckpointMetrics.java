@@ -1,23 +1,19 @@
 package io.ackpoint.metrics;
 
+import io.ackpoint.ack.AckListener;
 import io.ackpoint.auth.JwksListener;
-import io.ackpoint.batch.CheckpointBatcher;
-import io.ackpoint.http.HttpQueues;
+import io.ackpoint.batch.BatchListener;
+import io.ackpoint.compaction.CompactionListener;
+import io.ackpoint.core.PositionFormat;
+import io.ackpoint.http.HttpListener;
 import io.ackpoint.http.RequestQueue;
-import io.ackpoint.source.Lsn;
-import io.ackpoint.storage.CheckpointWriter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,12 +23,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The metrics of one Ackpoint (SPEC section 8), in a Prometheus registry served on {@code /metrics}.
- * Thread-safe: every verticle records into it.
+ * The metrics of one Ackpoint (SPEC section 8), in the registry it is given. It observes each
+ * capability through the listener that capability owns. Thread-safe: every verticle records into it.
  */
-public final class AckpointMetrics implements CheckpointBatcher.BatchListener, JwksListener {
+public final class AckpointMetrics implements BatchListener, AckListener, HttpListener, CompactionListener, JwksListener {
 
-  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final MeterRegistry registry;
+  private final PositionFormat positions;
   private final AtomicInteger batchesInFlight = new AtomicInteger();
   private final AtomicInteger openStreams = new AtomicInteger();
   private final AtomicLong compactionDeletions = new AtomicLong();
@@ -46,19 +43,18 @@ public final class AckpointMetrics implements CheckpointBatcher.BatchListener, J
   private final Timer marker;
   private final Timer acknowledgementApply;
   private final Counter acknowledged;
+  private final Timer acknowledgementLatency;
+  private final Counter progressRejected;
   private final Counter jwksFetchFailures;
   private final AtomicLong lastHead = new AtomicLong();
-  /** Heads of stored batches not yet acknowledged, with the time they were stored; bounded. */
-  private final ConcurrentSkipListMap<Long, Long> storedAt = new ConcurrentSkipListMap<>();
-  private final Timer acknowledgementLatency;
   private final AtomicLong lastApplied = new AtomicLong();
+  /** Ordinals of stored batches' heads not yet acknowledged, with the time they were stored; bounded. */
+  private final ConcurrentSkipListMap<Long, Long> storedAt = new ConcurrentSkipListMap<>();
   private final Map<String, Timer> requestTimers = new ConcurrentHashMap<>();
-  private final Counter progressRejected;
 
-  public AckpointMetrics() {
-    new JvmMemoryMetrics().bindTo(registry);
-    new JvmGcMetrics().bindTo(registry);
-    new ProcessorMetrics().bindTo(registry);
+  public AckpointMetrics(MeterRegistry registry, PositionFormat positions) {
+    this.registry = registry;
+    this.positions = positions;
     batchRequests = DistributionSummary.builder("ackpoint.batch.requests").description("requests per batch").register(registry);
     batchUsers = DistributionSummary.builder("ackpoint.batch.users").description("full user ids (storage rows) per batch").register(registry);
     batchesOk = Counter.builder("ackpoint.batches").tag("outcome", "ok").register(registry);
@@ -77,17 +73,13 @@ public final class AckpointMetrics implements CheckpointBatcher.BatchListener, J
     Gauge.builder("ackpoint.batches.in.flight", batchesInFlight, AtomicInteger::get).register(registry);
     Gauge.builder("ackpoint.streams.open", openStreams, AtomicInteger::get).register(registry);
     FunctionCounter.builder("ackpoint.compaction.deleted", compactionDeletions, AtomicLong::get).register(registry);
-    // How far replication trails the newest head Ackpoint read: bytes of WAL not yet observed.
+    // How far replication trails the newest head Ackpoint read, in the source's unit (bytes of WAL).
     Gauge.builder("ackpoint.replication.lag.bytes", () -> Math.max(0, lastHead.get() - lastApplied.get()))
         .baseUnit("bytes").register(registry);
   }
 
-  public PrometheusMeterRegistry registry() {
+  public MeterRegistry registry() {
     return registry;
-  }
-
-  public String scrape() {
-    return registry.scrape();
   }
 
   @Override
@@ -98,90 +90,86 @@ public final class AckpointMetrics implements CheckpointBatcher.BatchListener, J
   }
 
   @Override
+  public void headRead(String head, long nanos) {
+    headRead.record(nanos, TimeUnit.NANOSECONDS);
+    lastHead.accumulateAndGet(positions.ordinal(head), Math::max);
+  }
+
+  @Override
+  public void stored(String head, long nanos) {
+    storageWrite.record(nanos, TimeUnit.NANOSECONDS);
+    storedAt.putIfAbsent(positions.ordinal(head), System.nanoTime());
+    if (storedAt.size() > 100_000) {
+      storedAt.pollFirstEntry(); // nothing acknowledges any more: keep memory bounded
+    }
+  }
+
+  @Override
+  public void markerForced(long nanos) {
+    marker.record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
   public void batchFinished(long nanos, boolean succeeded) {
     batchesInFlight.decrementAndGet();
     (succeeded ? batchesOk : batchesFailed).increment();
     batchDuration.record(nanos, TimeUnit.NANOSECONDS);
   }
 
+  /** Records how long the batches stored at or before {@code position} waited for it. */
   @Override
-  public void jwksFetchFailed() {
-    jwksFetchFailures.increment();
-  }
-
-  public void request(String route, int status, long nanos) {
-    requestTimers.computeIfAbsent(route + ' ' + status, k -> Timer.builder("ackpoint.http.requests")
-        .tag("route", route).tag("status", Integer.toString(status))
-        .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
-  }
-
-  /** Requests refused (429), running and waiting, per route group, read from the queues themselves. */
-  public void bind(HttpQueues queues) {
-    for (RequestQueue queue : List.of(queues.checkpointing(), queues.stream(), queues.api())) {
-      FunctionCounter.builder("ackpoint.http.rejected", queue, RequestQueue::rejected).tag("group", queue.name()).register(registry);
-      Gauge.builder("ackpoint.http.running", queue, RequestQueue::running).tag("group", queue.name()).register(registry);
-      Gauge.builder("ackpoint.http.waiting", queue, RequestQueue::waiting).tag("group", queue.name()).register(registry);
-    }
-  }
-
-  public Timer headRead() {
-    return headRead;
-  }
-
-  public Timer storageWrite() {
-    return storageWrite;
-  }
-
-  public Timer marker() {
-    return marker;
-  }
-
-  public void acknowledgementApplied(Duration took, int checkpoints) {
-    acknowledgementApply.record(took);
+  public void positionApplied(String position, long nanos, int checkpoints) {
+    acknowledgementApply.record(nanos, TimeUnit.NANOSECONDS);
     acknowledged.increment(checkpoints);
-  }
-
-  public void progressRejected() {
-    progressRejected.increment();
-  }
-
-  public AtomicInteger openStreams() {
-    return openStreams;
-  }
-
-  public AtomicLong compactionDeletions() {
-    return compactionDeletions;
-  }
-
-  /** The newest head read from the source. */
-  public void recordHead(String head) {
-    lastHead.accumulateAndGet(Lsn.parse(head), Math::max);
-  }
-
-  /** The newest position whose checkpoints are acknowledged: records how long its batches waited. */
-  public void positionApplied(String position) {
-    if (position.indexOf('/') < 0) {
-      return;
-    }
-    long lsn = Lsn.parse(position);
-    lastApplied.accumulateAndGet(lsn, Math::max);
+    long ordinal = positions.ordinal(position);
+    lastApplied.accumulateAndGet(ordinal, Math::max);
     long now = System.nanoTime();
-    var passed = storedAt.headMap(lsn, true);
+    var passed = storedAt.headMap(ordinal, true);
     for (Long stored : passed.values()) {
       acknowledgementLatency.record(now - stored, TimeUnit.NANOSECONDS);
     }
     passed.clear();
   }
 
-  private void batchStored(String head) {
-    storedAt.putIfAbsent(Lsn.parse(head), System.nanoTime());
-    if (storedAt.size() > 100_000) {
-      storedAt.pollFirstEntry(); // nothing acknowledges any more: keep memory bounded
+  @Override
+  public void progressRejected() {
+    progressRejected.increment();
+  }
+
+  /** Requests refused (429), running and waiting, per route group, read from the queues themselves. */
+  @Override
+  public void queues(List<RequestQueue> queues) {
+    for (RequestQueue queue : queues) {
+      FunctionCounter.builder("ackpoint.http.rejected", queue, RequestQueue::rejected).tag("group", queue.name()).register(registry);
+      Gauge.builder("ackpoint.http.running", queue, RequestQueue::running).tag("group", queue.name()).register(registry);
+      Gauge.builder("ackpoint.http.waiting", queue, RequestQueue::waiting).tag("group", queue.name()).register(registry);
     }
   }
 
-  public CheckpointWriter timed(CheckpointWriter writer) {
-    return (head, writes) -> TimedReplicationSource.timed(storageWrite, writer.store(head, writes))
-        .onSuccess(stored -> batchStored(head));
+  @Override
+  public void request(String route, int status, long nanos) {
+    requestTimers.computeIfAbsent(route + ' ' + status, k -> Timer.builder("ackpoint.http.requests")
+        .tag("route", route).tag("status", Integer.toString(status))
+        .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void streamOpened() {
+    openStreams.incrementAndGet();
+  }
+
+  @Override
+  public void streamClosed() {
+    openStreams.decrementAndGet();
+  }
+
+  @Override
+  public void compacted(long deleted) {
+    compactionDeletions.addAndGet(deleted);
+  }
+
+  @Override
+  public void jwksFetchFailed() {
+    jwksFetchFailures.increment();
   }
 }

@@ -1,7 +1,8 @@
 package io.ackpoint.source;
 
+import io.ackpoint.core.CustomCheckpoint;
+import io.ackpoint.core.CustomCheckpoints;
 import io.ackpoint.AckpointException;
-import io.ackpoint.EventBusAddresses;
 import io.vertx.core.Context;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.EventBus;
@@ -23,10 +24,12 @@ import java.util.concurrent.TimeoutException;
 final class DurableCustomStore {
 
   private final EventBus bus;
+  private final String address;
   private final Duration timeout;
 
-  DurableCustomStore(EventBus bus, Duration timeout) {
+  DurableCustomStore(EventBus bus, String address, Duration timeout) {
     this.bus = bus;
+    this.address = address;
     this.timeout = timeout;
   }
 
@@ -37,7 +40,7 @@ final class DurableCustomStore {
     }
     DeliveryOptions options = new DeliveryOptions().setSendTimeout(timeout.toMillis());
     try {
-      bus.request(EventBusAddresses.CUSTOM_CHECKPOINTS, CustomCheckpoints.toJson(position, checkpoints), options)
+      bus.request(address, CustomCheckpoints.toJson(position, checkpoints), options)
           .toCompletionStage().toCompletableFuture()
           // The send timeout fails the request first; this bound only guards against a lost reply.
           .get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS);
@@ -58,7 +61,7 @@ final class DurableCustomStore {
     if (failure instanceof ReplyException reply && reply.failureType() == ReplyFailure.NO_HANDLERS) {
       return "the acknowledgement verticle is not running";
     }
-    return AckpointException.from(failure).description();
+    return AckpointException.of(failure).description();
   }
 
   private static FollowerFailure notStored(String position, List<CustomCheckpoint> checkpoints, String why, Throwable cause) {

@@ -1,5 +1,6 @@
 package io.ackpoint.source;
 
+import io.ackpoint.core.ReplicationStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

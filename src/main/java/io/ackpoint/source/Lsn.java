@@ -1,10 +1,25 @@
 package io.ackpoint.source;
 
+import io.ackpoint.core.PositionFormat;
+
 /**
  * PostgreSQL log sequence numbers as heads: {@code %08X/%08X}, so that the lexical order of two heads
  * is their replication order ({@code 0/9} sorts after {@code 0/10} as text, {@code 00000000/00000009} does not).
  */
 public final class Lsn {
+
+  /** PostgreSQL positions: canonical {@code %08X/%08X}, ordinal the LSN itself (bytes of WAL). */
+  public static final PositionFormat FORMAT = new PositionFormat() {
+    @Override
+    public String canonical(String text) {
+      return normalize(text);
+    }
+
+    @Override
+    public long ordinal(String position) {
+      return parse(position);
+    }
+  };
 
   private Lsn() {
   }

@@ -1,5 +1,6 @@
 package io.ackpoint.source;
 
+import io.ackpoint.core.CustomCheckpoint;
 import io.ackpoint.config.AckpointConfig.CustomTable;
 import io.ackpoint.config.AckpointConfig.ReplicationConfig;
 import io.vertx.pgclient.PgConnectOptions;

@@ -1,5 +1,6 @@
 package io.ackpoint.source;
 
+import io.ackpoint.core.CustomCheckpoint;
 import io.ackpoint.core.FullUserId;
 import io.ackpoint.config.AckpointConfig.CustomTable;
 import org.slf4j.Logger;

@@ -1,9 +1,9 @@
 package io.ackpoint.source;
 
-import io.ackpoint.AckpointException;
+import io.ackpoint.AckpointError;
+import io.ackpoint.core.PositionFormat;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 
 /**
@@ -21,38 +21,41 @@ public final class PgReplicationSource implements ReplicationSource {
   private static final String EMIT_MARKER = "SELECT pg_logical_emit_message(false, $1, $2)";
 
   private final Pool pool;
-  private final String emitMarker;
+  /** Learnt from the server on the first marker, so that a source that is down at start-up stops nothing. */
+  private volatile String emitMarker;
 
-  private PgReplicationSource(Pool pool, int serverVersionNum) {
+  public PgReplicationSource(Pool pool) {
     this.pool = pool;
-    this.emitMarker = serverVersionNum >= 170000 ? EMIT_MARKER_FLUSH : EMIT_MARKER;
   }
 
-  public static Future<PgReplicationSource> create(Pool pool) {
-    return pool.query("SHOW server_version_num").execute()
-        .map(rows -> new PgReplicationSource(pool, Integer.parseInt(rows.iterator().next().getString(0))))
-        .recover(e -> Future.failedFuture(AckpointException.sourceUnavailable(e)));
+  @Override
+  public PositionFormat positions() {
+    return Lsn.FORMAT;
   }
 
   @Override
   public Future<String> readHead() {
-    return pool.preparedQuery(READ_HEAD).execute()
-        .<String>map(rows -> {
-          Row row = rows.iterator().next();
-          return Lsn.format(row.getString(0));
-        })
-        .recover(e -> Future.failedFuture(AckpointException.sourceUnavailable(e)));
+    return guarded(pool.preparedQuery(READ_HEAD).execute().map(rows -> Lsn.format(rows.iterator().next().getString(0))));
   }
 
   @Override
   public Future<Void> forceMarker() {
-    return pool.preparedQuery(emitMarker).execute(Tuple.of(MARKER_PREFIX, "ping"))
-        .<Void>mapEmpty()
-        .recover(e -> Future.failedFuture(AckpointException.sourceUnavailable(e)));
+    return emitMarker().compose(sql -> guarded(pool.preparedQuery(sql).execute(Tuple.of(MARKER_PREFIX, "ping")).mapEmpty()));
   }
 
-  @Override
-  public Future<Void> close() {
-    return pool.close();
+  private Future<String> emitMarker() {
+    String known = emitMarker;
+    if (known != null) {
+      return Future.succeededFuture(known);
+    }
+    return guarded(pool.query("SHOW server_version_num").execute().map(rows -> {
+      String sql = Integer.parseInt(rows.iterator().next().getString(0)) >= 170000 ? EMIT_MARKER_FLUSH : EMIT_MARKER;
+      emitMarker = sql;
+      return sql;
+    }));
+  }
+
+  private static <T> Future<T> guarded(Future<T> statement) {
+    return statement.recover(e -> Future.failedFuture(AckpointError.SOURCE_UNAVAILABLE.exception(e)));
   }
 }

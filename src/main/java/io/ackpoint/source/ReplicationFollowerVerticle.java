@@ -1,6 +1,6 @@
 package io.ackpoint.source;
 
-import io.ackpoint.EventBusAddresses;
+import io.ackpoint.AckpointAddresses;
 import io.ackpoint.config.AckpointConfig.CustomTable;
 import io.ackpoint.config.AckpointConfig.ReplicationConfig;
 import io.vertx.core.Future;
@@ -14,7 +14,6 @@ import org.slf4j.LoggerFactory;
 
 import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 /**
  * Follows the source's replication stream and sends every position it observes to the
@@ -36,8 +35,8 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
   private final String uri;
   private final ReplicationConfig config;
   private final CustomTable customTable;
-  private final Supplier<Future<ReplicationSource>> sourceFactory;
-  private ReplicationSource source;
+  private final ReplicationSource source;
+  private final AckpointAddresses addresses;
   private WorkerExecutor worker;
   private volatile boolean stopped;
   private volatile PgLogicalStream current;
@@ -48,34 +47,32 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
   private DurableCustomStore customStore;
   private MessageConsumer<Void> health;
 
-  /** {@code customTable} is null in managed mode. */
+  /** {@code customTable} is null in managed mode; {@code source} writes the heartbeat markers. */
   public ReplicationFollowerVerticle(String uri, ReplicationConfig config, CustomTable customTable,
-                                     Supplier<Future<ReplicationSource>> sourceFactory) {
+                                     ReplicationSource source, AckpointAddresses addresses) {
     this.uri = uri;
     this.config = config;
     this.customTable = customTable;
-    this.sourceFactory = sourceFactory;
+    this.source = source;
+    this.addresses = addresses;
     this.status = new FollowerStatus(config.slotName());
     this.failures = new ReplicationFailures(config.slotName(), PgConnectOptions.fromUri(uri).getUser());
   }
 
   @Override
   public Future<?> start() {
-    health = vertx.eventBus().localConsumer(EventBusAddresses.HEALTH_REPLICATION, msg -> msg.reply(status.current().toJson()));
+    health = vertx.eventBus().localConsumer(addresses.healthReplication(), msg -> msg.reply(status.current().toJson()));
     if (customTable != null) {
-      customStore = new DurableCustomStore(vertx.eventBus(), customTable.storeTimeout());
+      customStore = new DurableCustomStore(vertx.eventBus(), addresses.customCheckpoints(), customTable.storeTimeout());
     }
-    return sourceFactory.get().map(s -> {
-      source = s;
-      heartbeatTimer = vertx.setPeriodic(config.heartbeatInterval().toMillis(), id -> heartbeat());
-      // A thread of its own, allowed to block for as long as the stream lives.
-      worker = vertx.createSharedWorkerExecutor("ackpoint-replication-" + deploymentID(), 1, 365, TimeUnit.DAYS);
-      worker.executeBlocking(() -> {
-        follow();
-        return null;
-      }, false);
+    heartbeatTimer = vertx.setPeriodic(config.heartbeatInterval().toMillis(), id -> heartbeat());
+    // A thread of its own, allowed to block for as long as the stream lives.
+    worker = vertx.createSharedWorkerExecutor("ackpoint-replication-" + deploymentID(), 1, 365, TimeUnit.DAYS);
+    worker.executeBlocking(() -> {
+      follow();
       return null;
-    }).compose(v -> firstAttempt.future());
+    }, false);
+    return firstAttempt.future();
   }
 
   private void heartbeat() {
@@ -100,7 +97,7 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
             // restarts from the last confirmed position and the slot sends them again.
             customStore.store(observed.position(), observed.custom());
           }
-          vertx.eventBus().send(EventBusAddresses.POSITION_OBSERVED, observed.position());
+          vertx.eventBus().send(addresses.positionObserved(), observed.position());
           stream.confirm(observed.position());
         }
       } catch (SQLException | RuntimeException e) {
@@ -141,8 +138,6 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
           stream.abort();
           return null;
         });
-    return closed
-        .eventually(() -> worker == null ? Future.succeededFuture() : worker.close())
-        .eventually(() -> source == null ? Future.succeededFuture() : source.close());
+    return closed.eventually(() -> worker == null ? Future.succeededFuture() : worker.close());
   }
 }

@@ -1,11 +1,19 @@
 package io.ackpoint.source;
 
+import io.ackpoint.core.MarkerDecision;
+import io.ackpoint.core.PositionFormat;
 import io.vertx.core.Future;
 
 import java.util.function.Function;
 
-/** The source database whose replication stream Ackpoint follows. */
+/**
+ * The source database whose replication stream Ackpoint follows. Implementations share their
+ * connections with every verticle of the process; whoever made them closes them.
+ */
 public interface ReplicationSource {
+
+  /** How this source writes positions; every head and position it gives is in canonical form. */
+  PositionFormat positions();
 
   /** The current replication head, as a string whose lexical order is replication order. */
   Future<String> readHead();
@@ -24,6 +32,4 @@ public interface ReplicationSource {
         .compose(persist)
         .compose(result -> result.shouldAdvance() ? forceMarker().map(result) : Future.succeededFuture(result));
   }
-
-  Future<Void> close();
 }

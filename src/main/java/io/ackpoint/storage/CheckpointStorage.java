@@ -1,13 +1,17 @@
 package io.ackpoint.storage;
 
+import io.ackpoint.core.CustomCheckpoint;
 import io.ackpoint.core.FullUserId;
-import io.ackpoint.source.CustomCheckpoint;
+import io.ackpoint.core.Reached;
 import io.vertx.core.Future;
 
 import java.time.Instant;
 import java.util.List;
 
-/** Where write checkpoints are kept: one logical row per full user id. */
+/**
+ * Where write checkpoints are kept: one logical row per full user id. Implementations share their
+ * connections with every verticle of the process; whoever made them closes them.
+ */
 public interface CheckpointStorage extends CheckpointWriter {
 
   /**
@@ -39,6 +43,4 @@ public interface CheckpointStorage extends CheckpointWriter {
 
   /** Succeeds when storage answers a trivial query. */
   Future<Void> ping();
-
-  Future<Void> close();
 }

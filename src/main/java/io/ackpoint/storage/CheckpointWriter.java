@@ -1,5 +1,7 @@
 package io.ackpoint.storage;
 
+import io.ackpoint.core.CheckpointWrite;
+import io.ackpoint.core.StoredBatch;
 import io.vertx.core.Future;
 
 import java.util.List;

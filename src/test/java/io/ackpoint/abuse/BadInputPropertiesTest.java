@@ -3,7 +3,7 @@ package io.ackpoint.abuse;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.ackpoint.auth.AuthFailure;
+import io.ackpoint.AckpointError;
 import io.ackpoint.support.ApiClient;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.RawJson;
@@ -139,7 +139,8 @@ class BadInputPropertiesTest {
     assertTrue(response.statusCode() == 400 || response.statusCode() == 413);
   }
 
-  private static final Set<String> AUTH_CODES = Arrays.stream(AuthFailure.values()).map(AuthFailure::code).collect(Collectors.toSet());
+  private static final Set<String> AUTH_CODES = Arrays.stream(AckpointError.values())
+      .filter(e -> e.code().startsWith("ACK_AUTH_")).map(AckpointError::code).collect(Collectors.toSet());
   private static final String TRUSTED_HEADER = new JsonObject().put("alg", "HS256").put("typ", "JWT").put("kid", TestKeys.KID).encode();
   private static final BigDecimal LAST_NUMERIC_DATE = BigDecimal.valueOf(253402300799L);
   /** Reads JSON text the way the numbers are written, so that the oracle sees 1e400 or 2^64 as they are. */

@@ -198,7 +198,7 @@ class JwksEndpointTest {
       assertEquals("ACK_AUTH_UNKNOWN_KEY", ApiClient.errorCode(app.api.writeCheckpoint2(tokenOfKey(ROTATED_KID, TestKeys.OTHER_SECRET), "c")));
       var known = app.api.writeCheckpoint2(TestKeys.token(vertx, "jwks-user"), "c");
       assertEquals(200, known.statusCode(), known.bodyAsString());
-      assertEquals(i + 1.0, app.ackpoint.metrics().registry().get("ackpoint.jwks.fetch.failures").counter().count());
+      assertEquals(i + 1.0, app.ackpoint.meterRegistry().get("ackpoint.jwks.fetch.failures").counter().count());
     }
   }
 

@@ -35,7 +35,7 @@ class OverloadTest {
     JsonObject config = TestAckpoint.configJson(db);
     config.getJsonObject("http").put("queues", new JsonObject()
         .put("checkpointing", new JsonObject().put("concurrency", 4).put("max_queue_depth", 8)));
-    Ackpoint ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
+    Ackpoint ackpoint = Await.result(TestAckpoint.start(vertx, config));
     WebClient client = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1")
         .setDefaultPort(TestAckpoint.portOf(config)), new PoolOptions().setHttp1MaxSize(100));
     String token = TestKeys.token(vertx, "burst");

@@ -76,7 +76,7 @@ class AcknowledgementTest {
       assertEquals(0, diff.getJsonArray("removed_buckets").size());
       assertEquals(diff.getString("last_op_id"), stream.next().getJsonObject("checkpoint_complete").getString("last_op_id"));
     }
-    assertTrue(app.ackpoint.metrics().scrape().contains("ackpoint_acknowledgement_latency_seconds_count 1\n"),
+    assertTrue(app.metrics().contains("ackpoint_acknowledgement_latency_seconds_count 1\n"),
         "the stored → reached latency of the batch was recorded");
   }
 

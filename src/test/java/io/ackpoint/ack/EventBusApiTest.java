@@ -1,25 +1,33 @@
 package io.ackpoint.ack;
 
 import io.ackpoint.Ackpoint;
-import io.ackpoint.EventBusAddresses;
-import io.ackpoint.support.Await;
+import io.ackpoint.AckpointAddresses;
+import io.ackpoint.AckpointException;
+import io.ackpoint.AckpointOptions;
 import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestDatabase;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.Checkpoint;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.util.function.UnaryOperator;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** SPEC section 7: another verticle requests a checkpoint over the event bus and hears when it is reached. */
+/**
+ * SPEC section 7: other verticles of the application request checkpoints over the event bus and hear
+ * when they are reached. Ackpoint runs in the test's own Vert.x, with no HTTP port.
+ */
 @ExtendWith(VertxExtension.class)
 class EventBusApiTest {
 
@@ -30,25 +38,30 @@ class EventBusApiTest {
 
     @Override
     public Future<?> start() {
-      vertx.eventBus().<JsonObject>consumer(EventBusAddresses.CHECKPOINT_REACHED, msg -> {
+      vertx.eventBus().<JsonObject>consumer("ackpoint.checkpoint.reached", msg -> {
         if ("shop-42".equals(msg.body().getString("user_id")) && "tablet".equals(msg.body().getString("client_id"))) {
           reached.tryComplete(msg.body());
         }
       });
       JsonObject request = new JsonObject().put("user_id", "shop-42").put("client_id", "tablet").put("checkpoint_request_id", "11");
-      vertx.eventBus().<JsonObject>request(EventBusAddresses.CHECKPOINT_CREATE, request)
+      vertx.eventBus().<JsonObject>request("ackpoint.checkpoint.create", request)
           .onSuccess(reply -> created.complete(reply.body()))
           .onFailure(created::fail);
       return Future.succeededFuture();
     }
   }
 
+  /** An Ackpoint without HTTP on a fresh database, changed by {@code customize}. */
+  private static Future<Ackpoint> busOnly(Vertx vertx, UnaryOperator<JsonObject> customize) {
+    JsonObject config = customize.apply(TestAckpoint.configJson(TestDatabase.freshDatabase()));
+    config.getJsonObject("http").put("enabled", false);
+    return Ackpoint.deploy(vertx, new AckpointOptions(config));
+  }
+
   @Test
   void anotherVerticleCreatesACheckpointAndHearsItReached(Vertx vertx, VertxTestContext test) {
-    JsonObject config = TestAckpoint.withFollower(TestAckpoint.configJson(TestDatabase.freshDatabase()));
-    Ackpoint ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
     OrderService service = new OrderService();
-    vertx.deployVerticle(service)
+    busOnly(vertx, TestAckpoint::withFollower).onComplete(test.succeeding(ackpoint -> vertx.deployVerticle(service)
         .compose(id -> Future.all(service.created.future(), service.reached.future()))
         .onComplete(test.succeeding(both -> test.verify(() -> {
           JsonObject created = service.created.future().result();
@@ -59,42 +72,58 @@ class EventBusApiTest {
           assertTrue(reached.getString("position").compareTo(created.getString("replication_head")) >= 0);
           assertTrue(reached.getString("checkpoint").matches("\\d+"));
           ackpoint.close().onComplete(test.succeedingThenComplete());
-        })));
+        })))));
   }
 
   @Test
-  void anInvalidRequestFailsWithTheHttpStatusAsCode(Vertx vertx, VertxTestContext test) {
-    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
-    Ackpoint ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
-    vertx.eventBus().request(EventBusAddresses.CHECKPOINT_CREATE, new JsonObject().put("user_id", "x").put("checkpoint_request_id", "0"))
-        .onComplete(test.failing(e -> test.verify(() -> {
-          ReplyException reply = (ReplyException) e;
-          assertEquals(400, reply.failureCode());
-          assertEquals("ACK_INVALID_CHECKPOINT_REQUEST_ID", new JsonObject(reply.getMessage()).getString("code"));
-          ackpoint.close().onComplete(test.succeedingThenComplete());
-        })));
+  void aFailureCrossesTheBusAsATypedErrorWithTheHttpStatusAsCode(Vertx vertx, VertxTestContext test) {
+    Checkpoint refused = test.checkpoint(3);
+    busOnly(vertx, c -> c).onComplete(test.succeeding(ackpoint -> {
+      String create = ackpoint.addresses().checkpointCreate();
+      Future<Message<Object>> invalidId = vertx.eventBus().request(create, new JsonObject().put("user_id", "x").put("checkpoint_request_id", "0"));
+      Future<Message<Object>> notJson = vertx.eventBus().request(create, "shop-42");
+      Future<Message<Object>> nulInUser = vertx.eventBus().request(create, new JsonObject().put("user_id", "nul\u0000byte"));
+      invalidId.onComplete(test.failing(e -> test.verify(() -> {
+        assertEquals(400, ((ReplyException) e).failureCode());
+        assertEquals("ACK_INVALID_CHECKPOINT_REQUEST_ID", ((AckpointException) e).code());
+        refused.flag();
+      })));
+      notJson.onComplete(test.failing(e -> test.verify(() -> {
+        assertEquals("ACK_INVALID_JSON", ((AckpointException) e).code());
+        refused.flag();
+      })));
+      nulInUser.onComplete(test.failing(e -> test.verify(() -> {
+        assertEquals("ACK_INVALID_USER_ID", ((AckpointException) e).code());
+        refused.flag();
+      })));
+      Future.join(invalidId, notJson, nulInUser).onComplete(done -> ackpoint.close());
+    }));
   }
 
   @Test
-  void aRequestWhoseBodyIsNotAJsonObjectIsRefusedWith400(Vertx vertx, VertxTestContext test) {
-    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
-    Ackpoint ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
-    vertx.eventBus().request(EventBusAddresses.CHECKPOINT_CREATE, "shop-42")
-        .onComplete(test.failing(e -> test.verify(() -> {
-          assertEquals(400, ((ReplyException) e).failureCode());
-          ackpoint.close().onComplete(test.succeedingThenComplete());
-        })));
-  }
-
-  @Test
-  void aUserIdThatStorageCannotHoldIsRefusedWith400(Vertx vertx, VertxTestContext test) {
-    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
-    Ackpoint ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
-    vertx.eventBus().request(EventBusAddresses.CHECKPOINT_CREATE, new JsonObject().put("user_id", "nul\u0000byte"))
-        .onComplete(test.failing(e -> test.verify(() -> {
-          assertEquals(400, ((ReplyException) e).failureCode());
-          assertEquals("ACK_INVALID_USER_ID", new JsonObject(e.getMessage()).getString("code"));
-          ackpoint.close().onComplete(test.succeedingThenComplete());
-        })));
+  void twoAckpointsWithTheirOwnPrefixesShareOneVertx(Vertx vertx, VertxTestContext test) {
+    AckpointAddresses first = new AckpointAddresses("shop-a");
+    AckpointAddresses second = new AckpointAddresses("shop-b");
+    JsonObject user = new JsonObject().put("user_id", "u").put("client_id", "c");
+    Future.all(
+            busOnly(vertx, c -> c.put("eventbus", new JsonObject().put("prefix", first.prefix()))),
+            busOnly(vertx, c -> c.put("eventbus", new JsonObject().put("prefix", second.prefix()))))
+        .onComplete(test.succeeding(both -> {
+          Ackpoint a = both.resultAt(0);
+          Ackpoint b = both.resultAt(1);
+          vertx.eventBus().<JsonObject>request(first.checkpointCreate(), user)
+              .compose(one -> vertx.eventBus().<JsonObject>request(first.checkpointCreate(), user))
+              .compose(two -> vertx.eventBus().<JsonObject>request(second.checkpointCreate(), user).map(other -> {
+                test.verify(() -> {
+                  assertEquals("2", two.body().getString("write_checkpoint"), "the first Ackpoint counts its own");
+                  assertEquals("1", other.body().getString("write_checkpoint"), "the second has a counter of its own");
+                  assertEquals(first, a.addresses());
+                  assertEquals(second, b.addresses());
+                });
+                return other;
+              }))
+              .compose(v -> Future.all(a.close(), b.close()))
+              .onComplete(test.succeedingThenComplete());
+        }));
   }
 }

@@ -1,7 +1,7 @@
 package io.ackpoint.ack;
 
+import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.Ackpoint;
-import io.ackpoint.EventBusAddresses;
 import io.ackpoint.source.Lsn;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.RunningAckpoint;
@@ -59,7 +59,7 @@ class ExternalProgressTest {
   /** Publishes the source's current position, as an external replication follower would. */
   private void publishCurrentPosition() {
     String lsn = app.sql.query("SELECT pg_current_wal_lsn()::text").iterator().next().getString(0);
-    vertx.eventBus().publish(EventBusAddresses.REPLICATION_PROGRESS, new JsonObject().put("position", Lsn.format(lsn)));
+    vertx.eventBus().publish(TestAckpoint.ADDRESSES.replicationProgress(), new JsonObject().put("position", Lsn.format(lsn)));
   }
 
   @Test

@@ -25,12 +25,12 @@ class RestartTest {
     String token = TestKeys.token(vertx, "u1");
     // First life: nothing follows replication, so the checkpoint stays pending.
     JsonObject first = TestAckpoint.configJson(db);
-    Ackpoint before = Await.result(Ackpoint.start(vertx, TestAckpoint.config(first)));
+    Ackpoint before = Await.result(TestAckpoint.start(vertx, first));
     assertEquals(200, new ApiClient(vertx, TestAckpoint.portOf(first)).checkpointRequest(token, "c1", "9").statusCode());
     Await.result(before.close());
 
     JsonObject second = TestAckpoint.withFollower(TestAckpoint.configJson(db));
-    Ackpoint after = Await.result(Ackpoint.start(vertx, TestAckpoint.config(second)));
+    Ackpoint after = Await.result(TestAckpoint.start(vertx, second));
     try (StreamClient stream = StreamClient.syncStream(vertx, TestAckpoint.portOf(second), token, "c1")) {
       JsonObject line = stream.nextMatching(l -> "9".equals(body(l).getString("write_checkpoint")));
       assertEquals("9", body(line).getString("write_checkpoint"));

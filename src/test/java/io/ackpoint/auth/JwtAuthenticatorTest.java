@@ -1,5 +1,7 @@
 package io.ackpoint.auth;
 
+import io.ackpoint.AckpointError;
+import io.ackpoint.AckpointException;
 import io.ackpoint.config.AckpointConfig.AuthConfig;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.TestKeys;
@@ -40,12 +42,12 @@ class JwtAuthenticatorTest {
     }
   }
 
-  private static AuthFailure failure(Future<AuthenticatedUser> result) {
+  private static AckpointError failure(Future<AuthenticatedUser> result) {
     try {
       Await.result(result);
       return null;
-    } catch (AuthenticationException e) {
-      return e.reason();
+    } catch (AckpointException e) {
+      return e.error();
     }
   }
 
@@ -61,7 +63,7 @@ class JwtAuthenticatorTest {
     assertEquals("alice", Await.result(authenticator.authenticate("Token " + token)).userId());
     assertEquals("alice", Await.result(authenticator.authenticate("Bearer " + token)).userId(), "served from the cache");
     clock.now = clock.now.plusSeconds(120);
-    assertEquals(AuthFailure.EXPIRED, failure(authenticator.authenticate("Token " + token)));
+    assertEquals(AckpointError.AUTH_EXPIRED, failure(authenticator.authenticate("Token " + token)));
   }
 
   @Test

@@ -1,14 +1,19 @@
 package io.ackpoint.batch;
 
-import io.ackpoint.AckpointException;
-import io.ackpoint.source.ReplicationSource;
-import io.ackpoint.storage.CheckpointWrite;
-import io.ackpoint.storage.CheckpointWriter;
-import io.ackpoint.storage.StoredBatch;
-import io.ackpoint.storage.WriteOutcome;
-import io.ackpoint.storage.RejectedWriteException;
-import io.ackpoint.config.AckpointConfig.BatchingConfig;
+import io.ackpoint.core.CheckpointCommand;
+import io.ackpoint.core.CheckpointCreated;
+import io.ackpoint.core.CheckpointWrite;
 import io.ackpoint.core.FullUserId;
+import io.ackpoint.core.PositionFormat;
+import io.ackpoint.core.StoredBatch;
+import io.ackpoint.core.WriteOutcome;
+import io.ackpoint.source.Lsn;
+import io.ackpoint.source.ReplicationSource;
+import io.ackpoint.storage.CheckpointWriter;
+import io.ackpoint.storage.RejectedWriteException;
+import io.ackpoint.AckpointError;
+import io.ackpoint.AckpointException;
+import io.ackpoint.config.AckpointConfig.BatchingConfig;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -56,8 +61,8 @@ class CheckpointBatcherTest {
     }
 
     @Override
-    public Future<Void> close() {
-      return Future.succeededFuture();
+    public PositionFormat positions() {
+      return Lsn.FORMAT;
     }
   };
 
@@ -76,7 +81,7 @@ class CheckpointBatcherTest {
   }
 
   private CheckpointBatcher batcher(BatchingConfig config) {
-    return new CheckpointBatcher(context, source, storage, config, CheckpointBatcher.BatchListener.NONE, clock::get);
+    return new CheckpointBatcher(context, source, storage, config, BatchListener.NONE, clock::get);
   }
 
   private static FullUserId u(String userId) {
@@ -86,7 +91,7 @@ class CheckpointBatcherTest {
   /** What a storage answers for writes when every stored id is {@code id} and the rows are pending or not. */
   private static StoredBatch stored(List<CheckpointWrite> writes, long id, boolean pending) {
     Map<FullUserId, WriteOutcome> outcomes = new HashMap<>();
-    writes.forEach(w -> outcomes.put(w.user(), new WriteOutcome.Stored(id, w.generated() ? id : 0)));
+    writes.forEach(w -> outcomes.put(w.user(), new WriteOutcome.Stored(id, w.generated() ? id : 0, pending)));
     return new StoredBatch(outcomes, pending);
   }
 
@@ -110,7 +115,7 @@ class CheckpointBatcherTest {
         assertEquals(1, heads.count());
         assertEquals(1, stores.count());
         assertEquals(1, markers.count());
-        results.forEach(r -> assertEquals(new CheckpointCreated(1, HEAD), r.result()));
+        results.forEach(r -> assertEquals(new CheckpointCreated(1, HEAD, true), r.result()));
         test.completeNow();
       })));
     });
@@ -208,7 +213,7 @@ class CheckpointBatcherTest {
           batcher.submit(CheckpointCommand.requested(u("b"), 2)));
       heads.next().onComplete(test.succeeding(head -> head.result().complete(HEAD)));
       stores.next().onComplete(test.succeeding(store ->
-          store.result().fail(AckpointException.storageUnavailable(new RuntimeException("connection reset")))));
+          store.result().fail(AckpointError.STORAGE_UNAVAILABLE.exception(new RuntimeException("connection reset")))));
       Future.join(results).onComplete(done -> test.verify(() -> {
         for (Future<CheckpointCreated> r : results) {
           assertTrue(r.failed());
@@ -228,7 +233,7 @@ class CheckpointBatcherTest {
       heads.next().onComplete(test.succeeding(head -> head.result().complete(HEAD)));
       stores.next().onComplete(test.succeeding(store -> store.result().complete(stored(store.argument(), 1, true))));
       markers.next().onComplete(test.succeeding(marker ->
-          marker.result().fail(AckpointException.sourceUnavailable(new RuntimeException("gone")))));
+          marker.result().fail(AckpointError.SOURCE_UNAVAILABLE.exception(new RuntimeException("gone")))));
       result.onComplete(test.failing(e -> test.verify(() -> {
         assertEquals("ACK_SOURCE_UNAVAILABLE", ((AckpointException) e).code());
         test.completeNow();
@@ -271,10 +276,10 @@ class CheckpointBatcherTest {
       Future<CheckpointCreated> supplied = batcher.submit(CheckpointCommand.requested(u("u"), 9));
       heads.next().onComplete(test.succeeding(head -> head.result().complete(HEAD)));
       stores.next().onComplete(test.succeeding(store -> store.result().complete(
-          new StoredBatch(Map.of(u("u"), new WriteOutcome.Stored(9, 6)), false))));
+          new StoredBatch(Map.of(u("u"), new WriteOutcome.Stored(9, 6, true)), false))));
       Future.all(generated, supplied).onComplete(test.succeeding(all -> test.verify(() -> {
-        assertEquals(new CheckpointCreated(6, HEAD), generated.result());
-        assertEquals(new CheckpointCreated(9, HEAD), supplied.result());
+        assertEquals(new CheckpointCreated(6, HEAD, true), generated.result());
+        assertEquals(new CheckpointCreated(9, HEAD, true), supplied.result());
         test.completeNow();
       })));
     });
@@ -289,8 +294,8 @@ class CheckpointBatcherTest {
       Future<CheckpointCreated> other = batcher.submit(CheckpointCommand.generated(u("other")));
       heads.next().onComplete(test.succeeding(head -> head.result().complete(HEAD)));
       stores.next().onComplete(test.succeeding(store -> store.result().complete(new StoredBatch(Map.of(
-          u("max"), new WriteOutcome.Exhausted(Long.MAX_VALUE),
-          u("other"), new WriteOutcome.Stored(1, 1)), true))));
+          u("max"), new WriteOutcome.Exhausted(Long.MAX_VALUE, false),
+          u("other"), new WriteOutcome.Stored(1, 1, true)), true))));
       markers.next().onComplete(test.succeeding(marker -> marker.result().complete()));
       Future.join(exhausted, itsSupplied, other).onComplete(done -> test.verify(() -> {
         assertEquals("ACK_CHECKPOINT_EXHAUSTED", ((AckpointException) exhausted.cause()).code());
@@ -312,7 +317,7 @@ class CheckpointBatcherTest {
       heads.next().onComplete(test.succeeding(head -> head.result().complete(HEAD)));
       stores.next().onComplete(test.succeeding(store -> store.result().complete(new StoredBatch(Map.of(
           u("hot"), new WriteOutcome.Contended(),
-          u("cold"), new WriteOutcome.Stored(4, 4)), false))));
+          u("cold"), new WriteOutcome.Stored(4, 4, true)), false))));
       Future.join(contended, other).onComplete(done -> test.verify(() -> {
         assertEquals("ACK_STORAGE_CONTENTION", ((AckpointException) contended.cause()).code());
         assertEquals(4, other.result().writeCheckpoint());
@@ -328,7 +333,7 @@ class CheckpointBatcherTest {
         : Future.succeededFuture(stored(writes, 1, true));
     context.runOnContext(v -> {
       CheckpointBatcher batcher = new CheckpointBatcher(context, source, picky,
-          new BatchingConfig(true, 3, 10_000, Duration.ofSeconds(30)), CheckpointBatcher.BatchListener.NONE);
+          new BatchingConfig(true, 3, 10_000, Duration.ofSeconds(30)), BatchListener.NONE);
       List<Future<CheckpointCreated>> fine = new ArrayList<>();
       for (int i = 0; i < 7; i++) {
         fine.add(batcher.submit(CheckpointCommand.generated(u("fine-" + i))));

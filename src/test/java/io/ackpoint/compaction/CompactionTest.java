@@ -1,6 +1,6 @@
 package io.ackpoint.compaction;
 
-import io.ackpoint.EventBusAddresses;
+import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.source.Lsn;
 import io.ackpoint.support.ApiClient;
 import io.ackpoint.support.Await;
@@ -136,7 +136,7 @@ class CompactionTest {
     app.api.checkpointRequest(token, "bus", "1");
     replicationPassesEverything();
     age("bus", "3 hours");
-    JsonObject report = Await.result(vertx.eventBus().<JsonObject>request(EventBusAddresses.COMPACTION_RUN, null)).body();
+    JsonObject report = Await.result(vertx.eventBus().<JsonObject>request(TestAckpoint.ADDRESSES.compactionRun(), null)).body();
     assertEquals(1, report.getLong("deleted"));
   }
 }

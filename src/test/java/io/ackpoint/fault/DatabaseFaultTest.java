@@ -75,7 +75,7 @@ class DatabaseFaultTest {
     if (sourceThroughProxy) {
       config.getJsonObject("source").put("uri", proxy.proxied(db));
     }
-    ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
+    ackpoint = Await.result(TestAckpoint.start(vertx, config));
     api = new ApiClient(vertx, TestAckpoint.portOf(config));
   }
 

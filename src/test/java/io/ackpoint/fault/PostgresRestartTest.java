@@ -34,7 +34,7 @@ class PostgresRestartTest {
     EmbeddedConfig database = new EmbeddedConfig(dir, TestAckpoint.freePort());
     EmbeddedDatabase postgres = EmbeddedDatabase.start(database);
     JsonObject config = TestAckpoint.withFollower(TestAckpoint.configJson(postgres.uri()));
-    Ackpoint ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
+    Ackpoint ackpoint = Await.result(TestAckpoint.start(vertx, config));
     ApiClient api = new ApiClient(vertx, TestAckpoint.portOf(config));
     String token = TestKeys.token(vertx, "u");
     try (StreamClient stream = StreamClient.syncStream(vertx, TestAckpoint.portOf(config), token, "c")) {

@@ -6,6 +6,8 @@ import io.ackpoint.support.ApiClient;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestDatabase;
+import io.ackpoint.support.RunningAckpoint;
+import io.ackpoint.support.StreamClient;
 import io.ackpoint.support.TestKeys;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -58,27 +60,27 @@ class RequestQueueTest {
 
   @Test
   void aFullQueueAnswers429WithRetryAfterAndRecoversAtOnce(Vertx vertx) {
-    JsonObject json = TestAckpoint.configJson(TestDatabase.freshDatabase());
-    json.getJsonObject("http").put("queues", new JsonObject()
-        .put("checkpointing", new JsonObject().put("concurrency", 1).put("max_queue_depth", 0)));
-    Ackpoint ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(json)));
-    ApiClient api = new ApiClient(vertx, json.getJsonObject("http").getInteger("port"));
-    String token = TestKeys.token(vertx, "busy");
-    try {
-      // Occupy the only slot, as a long request would.
-      RequestQueue queue = ackpoint.queues().checkpointing();
-      queue.enter(vertx.getOrCreateContext(), () -> { });
-
-      HttpResponse<Buffer> rejected = api.writeCheckpoint2(token, "c1");
-      assertEquals(429, rejected.statusCode());
-      assertEquals("1", rejected.getHeader("Retry-After"));
-      assertEquals("ACK_TOO_MANY_REQUESTS", ApiClient.errorCode(rejected));
-      assertTrue(ackpoint.metrics().scrape().contains("ackpoint_http_rejected_total{group=\"checkpointing\"} 1.0"));
-
-      queue.release();
-      assertEquals(200, api.writeCheckpoint2(token, "c1").statusCode());
-    } finally {
-      Await.result(ackpoint.close());
+    try (RunningAckpoint app = RunningAckpoint.fresh(vertx, config -> {
+      config.getJsonObject("http").put("queues", new JsonObject()
+          .put("stream", new JsonObject().put("concurrency", 1).put("max_queue_depth", 0)));
+      return config;
+    })) {
+      // A stream holds the only slot for as long as its token lives: two seconds.
+      long exp = java.time.Instant.now().getEpochSecond() + 2;
+      String brief = TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, TestKeys.claims("busy").put("exp", exp));
+      try (StreamClient holder = app.stream(brief, "c1")) {
+        assertEquals(200, holder.status());
+        try (StreamClient refused = app.stream(TestKeys.token(vertx, "busy"), "c2")) {
+          assertEquals(429, refused.status());
+          assertEquals("1", refused.header("Retry-After"));
+        }
+        assertTrue(app.metrics().contains("ackpoint_http_rejected_total{group=\"stream\"} 1.0"));
+        // The server ends the stream at token expiry, which gives the slot back with the response.
+        holder.awaitEnd();
+      }
+      try (StreamClient next = app.stream(TestKeys.token(vertx, "busy"), "c3")) {
+        assertEquals(200, next.status());
+      }
     }
   }
 }

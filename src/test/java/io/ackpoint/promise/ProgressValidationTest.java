@@ -1,6 +1,6 @@
 package io.ackpoint.promise;
 
-import io.ackpoint.EventBusAddresses;
+import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.source.Lsn;
 import io.ackpoint.support.RunningAckpoint;
 import io.ackpoint.support.StreamClient;
@@ -41,7 +41,7 @@ class ProgressValidationTest {
   }
 
   private void publish(Object body) {
-    vertx.eventBus().publish(EventBusAddresses.REPLICATION_PROGRESS, body);
+    vertx.eventBus().publish(TestAckpoint.ADDRESSES.replicationProgress(), body);
   }
 
   private String currentPosition() {
@@ -65,7 +65,7 @@ class ProgressValidationTest {
       assertEquals("3", stream.nextMatching(l -> l.containsKey("checkpoint_diff"))
           .getJsonObject("checkpoint_diff").getString("write_checkpoint"));
     }
-    String metrics = app.ackpoint.metrics().scrape();
+    String metrics = app.metrics();
     assertTrue(metrics.matches("(?s).*ackpoint_replication_progress_rejected_total(\\{[^}]*})? 7\\.0.*"), metrics);
   }
 

@@ -1,6 +1,5 @@
 package io.ackpoint.promise;
 
-import io.ackpoint.EventBusAddresses;
 import io.ackpoint.source.Lsn;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.Readiness;
@@ -116,7 +115,7 @@ class ReadinessTest {
     assertTrue(stale.getString("reason").contains("progress"), stale.getString("reason"));
 
     String position = Lsn.format(app.sql.query("SELECT pg_current_wal_lsn()::text").iterator().next().getString(0));
-    vertx.eventBus().publish(EventBusAddresses.REPLICATION_PROGRESS, new JsonObject().put("position", position));
+    vertx.eventBus().publish(TestAckpoint.ADDRESSES.replicationProgress(), new JsonObject().put("position", position));
     JsonObject fresh = Readiness.await(vertx, app, ReadinessTest::ready);
     assertEquals(true, fresh.getBoolean("replication"));
   }

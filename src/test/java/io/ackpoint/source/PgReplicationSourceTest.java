@@ -17,7 +17,7 @@ class PgReplicationSourceTest {
   @Test
   void headIsAZeroPaddedLsnThatSortsInReplicationOrder(Vertx vertx) {
     try (Sql sql = new Sql(vertx, TestDatabase.freshDatabase())) {
-      PgReplicationSource source = Await.result(PgReplicationSource.create(sql.pool()));
+      PgReplicationSource source = new PgReplicationSource(sql.pool());
       String before = Await.result(source.readHead());
       assertTrue(before.matches("[0-9A-F]{8}/[0-9A-F]{8}"), before);
       Await.result(source.forceMarker());

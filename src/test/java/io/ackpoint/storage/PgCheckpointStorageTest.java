@@ -1,5 +1,9 @@
 package io.ackpoint.storage;
 
+import io.ackpoint.core.CheckpointWrite;
+import io.ackpoint.core.Reached;
+import io.ackpoint.core.StoredBatch;
+import io.ackpoint.core.WriteOutcome;
 import io.ackpoint.core.FullUserId;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.Sql;
@@ -297,7 +301,7 @@ class PgCheckpointStorageTest {
     store(H1, requested("max", Long.MAX_VALUE));
     markProcessed("max", H1);
     StoredBatch batch = store(H2, generated("max"), generated("other"), requested("third", 3));
-    assertEquals(new WriteOutcome.Exhausted(Long.MAX_VALUE), batch.outcomes().get(user("max")));
+    assertEquals(new WriteOutcome.Exhausted(Long.MAX_VALUE, false), batch.outcomes().get(user("max")));
     assertEquals(1L, generatedId(batch, "other"));
     assertEquals(3L, checkpoint(batch, "third"));
     assertEquals(H1, row("max").getString(1), "the exhausted row keeps its head");
@@ -311,7 +315,7 @@ class PgCheckpointStorageTest {
     ageRequestedAt("max");
     OffsetDateTime aged = row("max").getOffsetDateTime(3);
     StoredBatch batch = store(H2, new CheckpointWrite(user("max"), true, Long.MAX_VALUE));
-    assertEquals(new WriteOutcome.Exhausted(Long.MAX_VALUE), batch.outcomes().get(user("max")));
+    assertEquals(new WriteOutcome.Exhausted(Long.MAX_VALUE, true), batch.outcomes().get(user("max")));
     assertTrue(row("max").getOffsetDateTime(3).isAfter(aged));
   }
 

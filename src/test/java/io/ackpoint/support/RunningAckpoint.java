@@ -1,12 +1,14 @@
 package io.ackpoint.support;
 
 import io.ackpoint.Ackpoint;
+import io.ackpoint.AckpointOptions;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 
 import java.util.function.UnaryOperator;
 
-/** An Ackpoint running for one test on a fresh database, with an HTTP client and direct SQL on its storage. */
+/** An Ackpoint running for a test on a fresh database, with an HTTP client and direct SQL on its storage. */
 public final class RunningAckpoint implements AutoCloseable {
 
   public final Vertx vertx;
@@ -21,7 +23,7 @@ public final class RunningAckpoint implements AutoCloseable {
     this.database = database;
     this.config = config;
     this.sql = new Sql(vertx, database);
-    this.ackpoint = Await.result(Ackpoint.start(vertx, TestAckpoint.config(config)));
+    this.ackpoint = Await.result(Ackpoint.deploy(vertx, new AckpointOptions(config)));
     this.api = new ApiClient(vertx, TestAckpoint.portOf(config));
   }
 
@@ -44,9 +46,18 @@ public final class RunningAckpoint implements AutoCloseable {
     return StreamClient.syncStream(vertx, port(), token, clientId);
   }
 
+  /** The Prometheus text of this Ackpoint's own registry, as {@code GET /metrics} serves it. */
+  public String metrics() {
+    return ((PrometheusMeterRegistry) ackpoint.meterRegistry()).scrape();
+  }
+
   @Override
   public void close() {
-    Await.result(ackpoint.close());
-    sql.close();
+    try {
+      Await.result(ackpoint.close());
+    } finally {
+      api.close();
+      sql.close();
+    }
   }
 }

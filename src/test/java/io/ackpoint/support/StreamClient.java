@@ -72,6 +72,10 @@ public final class StreamClient implements AutoCloseable {
     return response.statusCode();
   }
 
+  public String header(String name) {
+    return response.getHeader(name);
+  }
+
   public String contentType() {
     return response.getHeader("content-type");
   }

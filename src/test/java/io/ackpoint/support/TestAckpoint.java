@@ -1,8 +1,9 @@
 package io.ackpoint.support;
 
 import io.ackpoint.Ackpoint;
+import io.ackpoint.AckpointAddresses;
+import io.ackpoint.AckpointOptions;
 import io.ackpoint.config.AckpointConfig;
-import io.ackpoint.config.ConfigLoader;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -10,10 +11,12 @@ import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
-import java.util.Map;
 
 /** Configurations and running servers for tests: real HTTP on a free loopback port, a real database. */
 public final class TestAckpoint {
+
+  /** The addresses of an Ackpoint with the default prefix. */
+  public static final AckpointAddresses ADDRESSES = new AckpointAddresses(AckpointAddresses.DEFAULT_PREFIX);
 
   private TestAckpoint() {
   }
@@ -51,11 +54,11 @@ public final class TestAckpoint {
   private static final io.vertx.core.json.JsonArray AUDIENCES = new io.vertx.core.json.JsonArray().add(TestKeys.AUDIENCE);
 
   public static AckpointConfig config(JsonObject json) {
-    return ConfigLoader.resolve(json, Map.of());
+    return new AckpointOptions(json).toConfig();
   }
 
-  public static Future<Ackpoint> start(Vertx vertx, AckpointConfig config) {
-    return Ackpoint.start(vertx, config);
+  public static Future<Ackpoint> start(Vertx vertx, JsonObject config) {
+    return Ackpoint.deploy(vertx, new AckpointOptions(config));
   }
 
   public static int freePort() {

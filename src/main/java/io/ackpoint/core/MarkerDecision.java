@@ -1,4 +1,4 @@
-package io.ackpoint.source;
+package io.ackpoint.core;
 
 /**
  * What the head callback tells the source: whether a marker must be forced so that replication

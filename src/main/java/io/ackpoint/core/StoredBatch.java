@@ -1,7 +1,5 @@
-package io.ackpoint.storage;
+package io.ackpoint.core;
 
-import io.ackpoint.core.FullUserId;
-import io.ackpoint.source.MarkerDecision;
 
 import java.util.HashMap;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.ackpoint.storage;
+package io.ackpoint.impl;
 
 import io.ackpoint.config.AckpointConfig.DatabaseConfig;
 import io.vertx.core.Vertx;

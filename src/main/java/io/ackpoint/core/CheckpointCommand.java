@@ -1,6 +1,5 @@
-package io.ackpoint.batch;
+package io.ackpoint.core;
 
-import io.ackpoint.core.FullUserId;
 
 /**
  * A request to create a checkpoint for a full user id: generated ({@code requestedId == null}) or

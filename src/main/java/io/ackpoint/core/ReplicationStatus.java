@@ -1,4 +1,4 @@
-package io.ackpoint.source;
+package io.ackpoint.core;
 
 import io.vertx.core.json.JsonObject;
 

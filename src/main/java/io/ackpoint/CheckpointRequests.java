@@ -1,18 +1,20 @@
-package io.ackpoint.batch;
+package io.ackpoint;
 
-import io.ackpoint.AckpointException;
+import io.ackpoint.core.CheckpointCommand;
 import io.ackpoint.core.FullUserId;
+import io.vertx.core.json.JsonObject;
 
 /**
- * The input rules shared by the HTTP routes and the event-bus API: checkpoint request ids and client
- * ids. Nothing is stored for input that breaks them.
+ * The input rules of a checkpoint request, shared by the HTTP routes and the event-bus API: user ids,
+ * client ids and checkpoint request ids. Nothing is stored for input that breaks them; each rule
+ * fails with its own {@link AckpointError}.
  */
-public final class CheckpointRequestValidation {
+public final class CheckpointRequests {
 
   /** Integers beyond this cannot be represented exactly by JavaScript clients; they must be sent as strings. */
   public static final long MAX_SAFE_JSON_INTEGER = (1L << 53) - 1;
 
-  private CheckpointRequestValidation() {
+  private CheckpointRequests() {
   }
 
   /**
@@ -75,28 +77,41 @@ public final class CheckpointRequestValidation {
       return null;
     }
     if (!(value instanceof String s)) {
-      throw AckpointException.badRequest("ACK_INVALID_CLIENT_ID", "client_id must be a string");
+      throw AckpointError.INVALID_CLIENT_ID.exception("client_id must be a string");
     }
     String problem = FullUserId.clientIdProblem(s);
     if (problem != null) {
-      throw AckpointException.badRequest("ACK_INVALID_CLIENT_ID", "client_id " + problem);
+      throw AckpointError.INVALID_CLIENT_ID.exception("client_id " + problem);
     }
     return s;
+  }
+
+  /**
+   * The command of an {@code ackpoint.checkpoint.create} body,
+   * {@code {"user_id","client_id"?,"checkpoint_request_id"?}}: generated without an id, supplied with one.
+   */
+  public static CheckpointCommand command(Object body) {
+    if (!(body instanceof JsonObject json)) {
+      throw AckpointError.INVALID_JSON.exception("the message body must be a JSON object");
+    }
+    FullUserId user = fullUserId(json.getValue("user_id"), clientId(json.getValue("client_id")));
+    Object requested = json.getValue("checkpoint_request_id");
+    return requested == null ? CheckpointCommand.generated(user) : CheckpointCommand.requested(user, checkpointRequestId(requested));
   }
 
   /** The full user id of a {@code user_id} given over the event bus and a validated client id. */
   public static FullUserId fullUserId(Object userId, String clientId) {
     if (!(userId instanceof String id)) {
-      throw AckpointException.badRequest("ACK_INVALID_USER_ID", "user_id must be a non-empty string");
+      throw AckpointError.INVALID_USER_ID.exception();
     }
     String problem = FullUserId.userIdProblem(id);
     if (problem != null) {
-      throw AckpointException.badRequest("ACK_INVALID_USER_ID", "user_id " + problem);
+      throw AckpointError.INVALID_USER_ID.exception("user_id " + problem);
     }
     return new FullUserId(id, clientId);
   }
 
   private static AckpointException invalidId(String problem) {
-    return AckpointException.badRequest("ACK_INVALID_CHECKPOINT_REQUEST_ID", "checkpoint_request_id " + problem);
+    return AckpointError.INVALID_CHECKPOINT_REQUEST_ID.exception("checkpoint_request_id " + problem);
   }
 }

@@ -1,5 +1,10 @@
-package io.ackpoint.storage;
+package io.ackpoint.batch;
 
+import io.ackpoint.core.CheckpointWrite;
+import io.ackpoint.core.StoredBatch;
+import io.ackpoint.core.WriteOutcome;
+import io.ackpoint.storage.CheckpointWriter;
+import io.ackpoint.storage.RejectedWriteException;
 import io.vertx.core.Future;
 
 import java.util.List;
@@ -14,11 +19,11 @@ import java.util.Map;
  * <p>Input validation keeps rejections from happening at all; this is the guarantee for whatever
  * validation does not foresee, and costs nothing while no batch is rejected.
  */
-public final class IsolatingWriter implements CheckpointWriter {
+final class IsolatingWriter implements CheckpointWriter {
 
   private final CheckpointWriter delegate;
 
-  public IsolatingWriter(CheckpointWriter delegate) {
+  IsolatingWriter(CheckpointWriter delegate) {
     this.delegate = delegate;
   }
 

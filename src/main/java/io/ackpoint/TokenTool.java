@@ -1,9 +1,10 @@
-package io.ackpoint.auth;
+package io.ackpoint;
 
 import io.ackpoint.config.AckpointConfig;
 import io.ackpoint.config.ConfigException;
 import io.ackpoint.config.ConfigLoader;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.auth.JWTOptions;
 import io.vertx.ext.auth.jwt.JWTAuth;
@@ -31,8 +32,9 @@ public final class TokenTool {
       System.exit(2);
       return;
     }
-    JsonObject key = KeySet.keysOf(config.auth().jwks()).stream()
-        .filter(k -> "oct".equals(k.getString("kty")))
+    JsonObject key = config.auth().jwks().getJsonArray("keys", new JsonArray()).stream()
+        .filter(k -> k instanceof JsonObject jwk && "oct".equals(jwk.getValue("kty")))
+        .map(k -> (JsonObject) k)
         .findFirst()
         .orElse(null);
     if (key == null) {

@@ -1,6 +1,5 @@
-package io.ackpoint.source;
+package io.ackpoint.core;
 
-import io.ackpoint.core.FullUserId;
 
 /**
  * A checkpoint the application wrote into its custom checkpoint table, as seen on the replication

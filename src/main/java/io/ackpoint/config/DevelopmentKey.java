@@ -1,4 +1,4 @@
-package io.ackpoint.auth;
+package io.ackpoint.config;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

@@ -1,4 +1,4 @@
-package io.ackpoint.storage;
+package io.ackpoint.core;
 
 /** What storing a batch did for one full user id. */
 public sealed interface WriteOutcome {
@@ -6,9 +6,9 @@ public sealed interface WriteOutcome {
   /**
    * Written. Supplied requests of the user are answered {@code checkpoint}, the id storage holds
    * now; generated requests {@code generated}, the new id made for them ({@code 0} when the batch
-   * had none for this user).
+   * had none for this user). {@code pending}: the user's checkpoint still waits for replication.
    */
-  record Stored(long checkpoint, long generated) implements WriteOutcome {
+  record Stored(long checkpoint, long generated, boolean pending) implements WriteOutcome {
   }
 
   /**
@@ -16,7 +16,7 @@ public sealed interface WriteOutcome {
    * and nothing changed for them; its supplied requests (necessarily not greater) are answered
    * {@code checkpoint}.
    */
-  record Exhausted(long checkpoint) implements WriteOutcome {
+  record Exhausted(long checkpoint, boolean pending) implements WriteOutcome {
   }
 
   /** Not written: the user's rows kept changing under concurrent batches beyond the retry limit. */

@@ -1,6 +1,5 @@
-package io.ackpoint.source;
+package io.ackpoint.core;
 
-import io.ackpoint.core.FullUserId;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 

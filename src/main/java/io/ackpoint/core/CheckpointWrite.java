@@ -1,6 +1,5 @@
-package io.ackpoint.storage;
+package io.ackpoint.core;
 
-import io.ackpoint.core.FullUserId;
 
 /**
  * One full user id's share of a batch, already collapsed: whether any of its requests wants a

@@ -1,0 +1,90 @@
+package io.ackpoint;
+
+/**
+ * Every event-bus address of one Ackpoint, under its prefix ({@code eventbus.prefix}, default
+ * {@code ackpoint}), so that two Ackpoints can share one Vert.x. The first three are the public API
+ * (SPEC section 7); the others carry Ackpoint's own traffic between its verticles, always locally.
+ */
+public record AckpointAddresses(String prefix) {
+
+  public static final String DEFAULT_PREFIX = "ackpoint";
+
+  public AckpointAddresses {
+    if (prefix == null || !prefix.matches("[A-Za-z0-9_.-]{1,100}")) {
+      throw new IllegalArgumentException("an event-bus prefix is 1 to 100 letters, digits, '_', '.' or '-'");
+    }
+  }
+
+  /** Request-reply: {@code {"user_id","client_id"?,"checkpoint_request_id"?}} → {@code {"write_checkpoint","replication_head"}}. */
+  public String checkpointCreate() {
+    return prefix + ".checkpoint.create";
+  }
+
+  /**
+   * Publish: {@code {"position"}}, replication observed at that position, from another verticle (an
+   * external follower). Validated: a position beyond the source's head is rejected.
+   */
+  public String replicationProgress() {
+    return prefix + ".replication.progress";
+  }
+
+  /** Publish: a {@link CheckpointReached}, once replication passed a user's checkpoint. */
+  public String checkpointReached() {
+    return prefix + ".checkpoint.reached";
+  }
+
+  /**
+   * Local: the HTTP verticles' own way to the batcher, with input they already validated: a
+   * {@code CheckpointCommand} in, a {@code CheckpointCreated} out, passed as records without JSON.
+   */
+  public String checkpointSubmit() {
+    return internal("checkpoint.submit");
+  }
+
+  /** Local: the built-in follower's observed positions, as strings; trusted, since they come from the slot itself. */
+  public String positionObserved() {
+    return internal("replication.observed");
+  }
+
+  /** Local: {@code {"user_id","client_id"}} → {@code {"write_checkpoint"?,"checkpoint"}}, the latest acknowledged id. */
+  public String checkpointLatest() {
+    return internal("checkpoint.latest");
+  }
+
+  /** Local: reads a head, forces a marker, answers {@code {"checkpoint"}} once replication passed the head. */
+  public String headAwait() {
+    return internal("head.await");
+  }
+
+  /**
+   * Local request-reply: {@code {"position", "checkpoints": [{"user_id","client_id"?,"checkpoint","request"}]}},
+   * the custom checkpoints of one transaction seen by the follower; the reply comes once they are
+   * durably stored (a failure otherwise), and only then does the follower confirm the position.
+   */
+  public String customCheckpoints() {
+    return internal("custom.checkpoints");
+  }
+
+  /** Local: runs one compaction, answers {@code {"deleted","batches","remaining","retention_seconds"}}. */
+  public String compactionRun() {
+    return internal("compaction.run");
+  }
+
+  /** Local: answers {@code {"storage": bool, "source": bool}} for the readiness probe. */
+  public String health() {
+    return internal("health");
+  }
+
+  /**
+   * Local: answers {@code {"replication": bool, "reason"?}} for the readiness probe: whether progress
+   * can reach the acknowledgement engine. Answered by the follower, or without one by the
+   * acknowledgement verticle (has external progress arrived within {@code replication.progress_timeout}).
+   */
+  public String healthReplication() {
+    return internal("health.replication");
+  }
+
+  private String internal(String name) {
+    return prefix + ".internal." + name;
+  }
+}

@@ -1,0 +1,188 @@
+package io.ackpoint.config;
+
+import io.ackpoint.config.AckpointConfig.AcknowledgementConfig;
+import io.ackpoint.config.AckpointConfig.AuthConfig;
+import io.ackpoint.config.AckpointConfig.BatchingConfig;
+import io.ackpoint.config.AckpointConfig.CheckpointMode;
+import io.ackpoint.config.AckpointConfig.CheckpointsConfig;
+import io.ackpoint.config.AckpointConfig.CompactionConfig;
+import io.ackpoint.config.AckpointConfig.CustomTable;
+import io.ackpoint.config.AckpointConfig.DatabaseConfig;
+import io.ackpoint.config.AckpointConfig.DatabaseType;
+import io.ackpoint.config.AckpointConfig.EmbeddedConfig;
+import io.ackpoint.config.AckpointConfig.HttpConfig;
+import io.ackpoint.config.AckpointConfig.QueueLimits;
+import io.ackpoint.config.AckpointConfig.ReplicationConfig;
+import io.vertx.core.json.JsonArray;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Optional;
+
+/** Turns a merged configuration tree into the typed {@link AckpointConfig}; every error names its key. */
+final class ConfigBinder {
+
+  private ConfigBinder() {
+  }
+
+  static AckpointConfig bind(ConfigReader r) {
+    HttpConfig http = new HttpConfig(
+        r.bool("http.enabled"),
+        r.string("http.host"),
+        r.integer("http.port", 0, 65535),
+        r.integer("http.instances", 0, 1024),
+        r.integer("http.event_loops", 0, 1024),
+        r.integer("http.body_limit", 64, 64 * 1024 * 1024),
+        r.stringList("http.cors.allowed_origins"),
+        queue(r, "http.queues.checkpointing"),
+        queue(r, "http.queues.stream"),
+        queue(r, "http.queues.api"));
+    AuthConfig auth = new AuthConfig(
+        r.stringList("auth.audience"),
+        r.object("auth.jwks"),
+        r.string("auth.jwks_uri"),
+        positive(r, "auth.jwks_refresh_interval"),
+        r.duration("auth.jwks_min_fetch_interval"),
+        positive(r, "auth.jwks_fetch_timeout"),
+        r.duration("auth.clock_skew"));
+    if (auth.audiences().isEmpty()) {
+      throw new ConfigException("auth.audience", "at least one audience is required");
+    }
+    if (auth.jwks().getJsonArray("keys", new JsonArray()).isEmpty() && auth.jwksUri().isBlank()) {
+      throw new ConfigException("auth.jwks", "no keys: set auth.jwks or auth.jwks_uri");
+    }
+    Optional<String> developmentKid = DevelopmentKey.kidIn(auth.jwks());
+    if (developmentKid.isPresent() && !DevelopmentKey.isLoopback(http.host())) {
+      throw new ConfigException("auth.jwks", "holds the published development key with kid " + developmentKid.get()
+          + " (anyone can sign tokens with it, it is in Ackpoint's repository); it is trusted only while http.host is"
+          + " a loopback address (127.x.x.x, ::1, localhost), and http.host is " + http.host()
+          + ": configure your own keys in auth.jwks or auth.jwks_uri");
+    }
+    return new AckpointConfig(
+        http,
+        auth,
+        database(r, "source"),
+        database(r, "storage"),
+        new EmbeddedConfig(Path.of(r.string("embedded.data_dir")), r.integer("embedded.port", 0, 65535)),
+        new BatchingConfig(r.bool("batching.enabled"), r.integer("batching.max_in_flight_batches", 1, 64),
+            r.integer("batching.max_pending", 1, 10_000_000), positive(r, "batching.request_timeout")),
+        replication(r),
+        new AcknowledgementConfig(
+            r.duration("acknowledgement.legacy_timeout"),
+            r.duration("acknowledgement.max_wait"),
+            r.duration("streams.keepalive_interval")),
+        checkpoints(r),
+        new CompactionConfig(positive(r, "compaction.interval"), r.integer("compaction.batch_size", 1, 100_000)),
+        r.string("admin.token"),
+        eventBusPrefix(r));
+  }
+
+  private static String eventBusPrefix(ConfigReader r) {
+    String prefix = r.string("eventbus.prefix");
+    if (!prefix.matches("[A-Za-z0-9_.-]{1,100}")) {
+      throw new ConfigException("eventbus.prefix", "must be 1 to 100 letters, digits, '_', '.' or '-'");
+    }
+    return prefix;
+  }
+
+  private static final String IDENTIFIER = "[A-Za-z_][A-Za-z0-9_]{0,62}";
+
+  private static CheckpointsConfig checkpoints(ConfigReader r) {
+    CheckpointMode mode = switch (r.string("checkpoints.mode").toLowerCase(Locale.ROOT)) {
+      case "managed" -> CheckpointMode.MANAGED;
+      case "custom" -> CheckpointMode.CUSTOM;
+      default -> throw new ConfigException("checkpoints.mode", "must be managed or custom");
+    };
+    Duration retention = positive(r, "checkpoints.request_retention");
+    Long days = optionalPositive(r, "checkpoints.checkpoint_request_retention_days");
+    Long minutes = optionalPositive(r, "checkpoints.checkpoint_request_retention_minutes");
+    if (days != null || minutes != null) {
+      retention = Duration.ofDays(days == null ? 0 : days).plusMinutes(minutes == null ? 0 : minutes);
+    }
+    CustomTable custom = new CustomTable(
+        identifier(r, "custom.table", IDENTIFIER + "(\\." + IDENTIFIER + ")?", false),
+        identifier(r, "custom.user_column", IDENTIFIER, false),
+        identifier(r, "custom.checkpoint_column", IDENTIFIER, false),
+        identifier(r, "custom.client_column", IDENTIFIER, true),
+        identifier(r, "custom.request_column", IDENTIFIER, true),
+        positive(r, "custom.store_timeout"));
+    return new CheckpointsConfig(mode, retention, custom);
+  }
+
+  private static String identifier(ConfigReader r, String key, String pattern, boolean optional) {
+    String value = r.string(key);
+    if (value.isEmpty() && optional) {
+      return null;
+    }
+    if (!value.matches(pattern)) {
+      throw new ConfigException(key, "'" + value + "' is not a plain SQL identifier");
+    }
+    return value;
+  }
+
+  private static Duration positive(ConfigReader r, String key) {
+    Duration d = r.duration(key);
+    if (d.isZero() || d.isNegative()) {
+      throw new ConfigException(key, "must be greater than zero");
+    }
+    return d;
+  }
+
+  private static Long optionalPositive(ConfigReader r, String key) {
+    String value = r.string(key).trim();
+    if (value.isEmpty()) {
+      return null;
+    }
+    if (!value.matches("-?\\d{1,9}")) {
+      throw new ConfigException(key, "must be a whole number");
+    }
+    long n = Long.parseLong(value);
+    if (n <= 0) {
+      throw new ConfigException(key, "must be greater than zero, was " + n);
+    }
+    return n;
+  }
+
+  private static ReplicationConfig replication(ConfigReader r) {
+    Duration heartbeat = r.duration("replication.heartbeat_interval");
+    if (heartbeat.compareTo(Duration.ofSeconds(5)) < 0 || heartbeat.compareTo(Duration.ofSeconds(60)) > 0) {
+      throw new ConfigException("replication.heartbeat_interval", "must be between 5s and 60s");
+    }
+    String slot = r.string("replication.slot_name");
+    if (!slot.matches("[a-z0-9_]{1,63}")) {
+      throw new ConfigException("replication.slot_name", "must be 1-63 characters of a-z, 0-9 and _");
+    }
+    String publication = r.string("replication.publication");
+    if (!publication.matches("[a-z0-9_]{1,63}")) {
+      throw new ConfigException("replication.publication", "must be 1-63 characters of a-z, 0-9 and _");
+    }
+    return new ReplicationConfig(r.bool("replication.follower"), slot, publication, heartbeat,
+        r.duration("replication.status_interval"), positive(r, "replication.progress_timeout"));
+  }
+
+  private static QueueLimits queue(ConfigReader r, String prefix) {
+    return new QueueLimits(
+        r.integer(prefix + ".concurrency", 1, 1_000_000),
+        r.integer(prefix + ".max_queue_depth", 0, 1_000_000));
+  }
+
+  private static DatabaseConfig database(ConfigReader r, String prefix) {
+    String typeKey = prefix + ".type";
+    DatabaseType type = switch (r.string(typeKey).toLowerCase(Locale.ROOT)) {
+      case "embedded" -> DatabaseType.EMBEDDED;
+      case "postgresql", "postgres" -> DatabaseType.POSTGRESQL;
+      case "mongodb" -> DatabaseType.MONGODB;
+      default -> throw new ConfigException(typeKey, "must be one of embedded, postgresql, mongodb");
+    };
+    String uri = r.string(prefix + ".uri");
+    if (type != DatabaseType.EMBEDDED && uri.isBlank()) {
+      throw new ConfigException(prefix + ".uri", "required when " + typeKey + " is " + type.name().toLowerCase(Locale.ROOT));
+    }
+    if (type == DatabaseType.MONGODB) {
+      throw new ConfigException(typeKey, "mongodb is not supported by this build yet");
+    }
+    return new DatabaseConfig(type, uri, r.integer(prefix + ".pool_size", 1, 256),
+        positive(r, prefix + ".connect_timeout"), positive(r, prefix + ".statement_timeout"));
+  }
+}

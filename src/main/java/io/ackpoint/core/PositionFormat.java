@@ -1,0 +1,18 @@
+package io.ackpoint.core;
+
+/**
+ * How a source writes its replication positions (a PostgreSQL LSN, a MongoDB cluster time): as text
+ * in a canonical form whose lexical order is replication order, so that positions and heads compare
+ * as strings everywhere, in memory and in storage.
+ */
+public interface PositionFormat {
+
+  /** {@code text} in canonical form if it is a position of this source, else {@code null}. */
+  String canonical(String text);
+
+  /**
+   * A number that grows with the position: the checkpoint sequence of the streams, and the unit in
+   * which replication lag is told (bytes of WAL for PostgreSQL).
+   */
+  long ordinal(String position);
+}

@@ -1,0 +1,153 @@
+package io.ackpoint.http;
+
+import io.ackpoint.AckpointError;
+import io.ackpoint.auth.Authenticator;
+import io.ackpoint.config.AckpointConfig;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Locale;
+
+/**
+ * Ackpoint's HTTP API on one event loop: the router with every route, and what it keeps there (the
+ * stream subscribers, the authenticator). Made on the event loop that will serve it, by an HTTP
+ * verticle of Ackpoint's own or by the host application that mounts the router into its own.
+ */
+public final class HttpApi {
+
+  private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
+
+  private final Router router;
+  private final AckSubscribers subscribers;
+  private final Authenticator authenticator;
+
+  private HttpApi(Router router, AckSubscribers subscribers, Authenticator authenticator) {
+    this.router = router;
+    this.subscribers = subscribers;
+    this.authenticator = authenticator;
+  }
+
+  /** Must be called on the event loop that will serve the routes. */
+  public static Future<HttpApi> create(Vertx vertx, HttpSettings settings) {
+    AckSubscribers subscribers = new AckSubscribers(vertx, settings.addresses().checkpointReached());
+    return subscribers.start()
+        .compose(v -> settings.authenticators().create(vertx))
+        .map(authenticator -> new HttpApi(router(vertx, settings, subscribers, authenticator), subscribers, authenticator));
+  }
+
+  public Router router() {
+    return router;
+  }
+
+  /** Ends every open stream: they never end by themselves. */
+  public void endStreams() {
+    subscribers.endAll();
+  }
+
+  public Future<Void> close() {
+    subscribers.endAll();
+    return subscribers.stop().eventually(authenticator::close);
+  }
+
+  private static Router router(Vertx vertx, HttpSettings settings, AckSubscribers subscribers, Authenticator authenticator) {
+    AckpointConfig config = settings.config();
+    Router router = Router.router(vertx);
+    router.route().handler(ctx -> measure(ctx, settings.listener()));
+    router.route().handler(Cors.handler(config.http().corsAllowedOrigins()));
+    router.route().handler(new StrictQuery());
+    Authentication authentication = new Authentication(authenticator);
+    Admission checkpointing = new Admission(settings.queues().checkpointing());
+    Admission streaming = new Admission(settings.queues().stream());
+    CheckpointRoutes checkpoints = new CheckpointRoutes(vertx, settings, subscribers);
+    StreamRoutes streams = new StreamRoutes(vertx.eventBus(), settings, subscribers);
+    BodyHandler body = BodyHandler.create(false).setBodyLimit(config.http().bodyLimit());
+
+    router.get("/write-checkpoint2.json").handler(authentication).handler(checkpointing).handler(checkpoints::writeCheckpoint2);
+    router.post("/sync/checkpoint-request").handler(body).handler(HttpApi::requireJsonContentType)
+        .handler(authentication).handler(checkpointing).handler(checkpoints::checkpointRequest);
+    router.get("/write-checkpoint.json").handler(authentication).handler(checkpointing).handler(checkpoints::writeCheckpointLegacy);
+    router.post("/sync/stream").handler(body).handler(HttpApi::requireJsonContentType)
+        .handler(authentication).handler(streaming).handler(streams::syncStream);
+    router.get("/sse/checkpoints").handler(authentication).handler(streaming).handler(streams::serverSentEvents);
+
+    AdminRoutes admin = new AdminRoutes(vertx.eventBus(), settings.addresses().compactionRun(), config.adminToken());
+    router.post("/admin/compact").handler(admin::authorize).handler(new Admission(settings.queues().api())).handler(admin::compact);
+
+    // An authenticated no-op: who the token says you are. Also the benchmark's reference for the
+    // cost of HTTP and JWT verification alone.
+    router.get("/whoami").handler(authentication)
+        .handler(ctx -> Responses.data(ctx.response(), new JsonObject().put("user_id", Authentication.user(ctx).userId())));
+    if (settings.metricsText() != null) {
+      router.get("/metrics").handler(ctx -> ctx.response()
+          .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
+          .end(settings.metricsText().get()));
+    }
+
+    ProbeRoutes probes = new ProbeRoutes(vertx.eventBus(), settings.addresses());
+    router.get("/probes/liveness").handler(probes::liveness);
+    router.get("/probes/readiness").handler(probes::readiness);
+    router.get("/probes/startup").handler(probes::readiness);
+
+    router.errorHandler(404, ctx -> Responses.error(ctx.response(), AckpointError.NOT_FOUND,
+        "no route " + ctx.request().method() + " " + ctx.request().path()));
+    router.errorHandler(405, ctx -> Responses.error(ctx.response(), AckpointError.METHOD_NOT_ALLOWED,
+        "method " + ctx.request().method() + " is not allowed on " + ctx.request().path()));
+    router.errorHandler(413, ctx -> Responses.error(ctx.response(), AckpointError.PAYLOAD_TOO_LARGE,
+        "the request body exceeds " + config.http().bodyLimit() + " bytes"));
+    router.errorHandler(400, ctx -> Responses.error(ctx.response(), AckpointError.BAD_REQUEST));
+    router.errorHandler(500, HttpApi::internalError);
+    return router;
+  }
+
+  /** Records every request by route and status; unmatched paths count as one route, so cardinality stays bounded. */
+  private static void measure(RoutingContext ctx, HttpListener listener) {
+    long start = System.nanoTime();
+    ctx.addEndHandler(v -> {
+      String route = ctx.currentRoute() == null || ctx.currentRoute().getPath() == null || ctx.statusCode() == 404
+          ? "unmatched" : ctx.currentRoute().getPath();
+      listener.request(route, ctx.response().getStatusCode(), System.nanoTime() - start);
+    });
+    ctx.next();
+  }
+
+  /** Requests Netty could not decode (header or request line too long, bad framing) get the JSON envelope too. */
+  static void invalidRequest(HttpServerRequest request) {
+    Throwable cause = request.decoderResult().cause();
+    AckpointError error = cause instanceof TooLongHttpHeaderException ? AckpointError.HEADERS_TOO_LARGE
+        : cause instanceof TooLongHttpLineException ? AckpointError.URI_TOO_LONG : AckpointError.BAD_REQUEST;
+    request.response().putHeader(HttpHeaders.CONNECTION, "close");
+    Responses.error(request.response(), error, "the request could not be read: "
+        + (error == AckpointError.BAD_REQUEST ? "malformed HTTP" : error.description()));
+  }
+
+  /** JSON routes take {@code application/json} (or no content type, as some clients send none). */
+  private static void requireJsonContentType(RoutingContext ctx) {
+    String type = ctx.request().getHeader(HttpHeaders.CONTENT_TYPE);
+    if (type != null) {
+      String mime = type.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+      if (!mime.equals("application/json") && !mime.isEmpty()) {
+        Responses.error(ctx.response(), AckpointError.UNSUPPORTED_MEDIA_TYPE);
+        return;
+      }
+    }
+    ctx.next();
+  }
+
+  private static void internalError(RoutingContext ctx) {
+    Throwable failure = ctx.failure();
+    if (!(failure instanceof io.ackpoint.AckpointException)) {
+      LOG.error("unexpected failure on {} {}", ctx.request().method(), ctx.request().path(), failure);
+    }
+    Responses.error(ctx.response(), failure);
+  }
+}

@@ -1,0 +1,24 @@
+package io.ackpoint.http;
+
+import java.util.List;
+
+/** Observes the HTTP API (the metrics). */
+public interface HttpListener {
+
+  HttpListener NONE = new HttpListener() {
+  };
+
+  /** The admission queues of the route groups, to be watched (requests running, waiting, refused). */
+  default void queues(List<RequestQueue> queues) {
+  }
+
+  /** A request ended with {@code status} after {@code nanos}; {@code route} is its path pattern, or "unmatched". */
+  default void request(String route, int status, long nanos) {
+  }
+
+  default void streamOpened() {
+  }
+
+  default void streamClosed() {
+  }
+}

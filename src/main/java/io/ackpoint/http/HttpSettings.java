@@ -1,0 +1,16 @@
+package io.ackpoint.http;
+
+import io.ackpoint.AckpointAddresses;
+import io.ackpoint.auth.Authenticator;
+import io.ackpoint.config.AckpointConfig;
+
+import java.util.function.Supplier;
+
+/**
+ * What the HTTP API of one Ackpoint needs, whoever serves it: its own HTTP verticles or the host's
+ * router. {@code queues} are shared by every event loop of the Ackpoint; {@code metricsText} gives
+ * the Prometheus text of {@code GET /metrics}, or is null when metrics go to a registry that has none.
+ */
+public record HttpSettings(AckpointConfig config, AckpointAddresses addresses, HttpQueues queues,
+                           Authenticator.Factory authenticators, HttpListener listener, Supplier<String> metricsText) {
+}

@@ -1,0 +1,206 @@
+package io.ackpoint.impl;
+
+import io.ackpoint.Ackpoint;
+import io.ackpoint.AckpointAddresses;
+import io.ackpoint.AckpointError;
+import io.ackpoint.AckpointExceptionCodec;
+import io.ackpoint.AckpointOptions;
+import io.ackpoint.ack.AckVerticle;
+import io.ackpoint.auth.JwtAuthenticator;
+import io.ackpoint.batch.BatcherVerticle;
+import io.ackpoint.compaction.CompactionVerticle;
+import io.ackpoint.config.AckpointConfig;
+import io.ackpoint.config.AckpointConfig.CheckpointMode;
+import io.ackpoint.config.DevelopmentKey;
+import io.ackpoint.embedded.EmbeddedDatabase;
+import io.ackpoint.http.HttpApi;
+import io.ackpoint.http.HttpQueues;
+import io.ackpoint.http.HttpSettings;
+import io.ackpoint.http.HttpVerticle;
+import io.ackpoint.metrics.AckpointMetrics;
+import io.ackpoint.source.PgReplicationSource;
+import io.ackpoint.source.ReplicationFollowerVerticle;
+import io.ackpoint.source.ReplicationSource;
+import io.ackpoint.storage.CheckpointStorage;
+import io.ackpoint.storage.PgCheckpointStorage;
+import io.ackpoint.storage.PgMigrations;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.Deployable;
+import io.vertx.ext.web.Router;
+import io.vertx.sqlclient.Pool;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The composition root: the one place that knows every implementation, builds them once per
+ * Ackpoint, and wires them to each other through the interfaces and listeners each package owns.
+ */
+public final class AckpointImpl implements Ackpoint {
+
+  private final Vertx vertx;
+  private final AckpointConfig config;
+  private final AckpointMetrics metrics;
+  private final HttpSettings http;
+  private final EmbeddedDatabase embedded;
+  private final Databases databases;
+  private final CheckpointStorage storage;
+  private final ReplicationSource source;
+  private final List<String> deployments = new ArrayList<>();
+
+  private AckpointImpl(Vertx vertx, AckpointConfig config, AckpointMetrics metrics, HttpSettings http,
+                       EmbeddedDatabase embedded, Databases databases, CheckpointStorage storage, ReplicationSource source) {
+    this.vertx = vertx;
+    this.config = config;
+    this.metrics = metrics;
+    this.http = http;
+    this.embedded = embedded;
+    this.databases = databases;
+    this.storage = storage;
+    this.source = source;
+  }
+
+  public static Future<Ackpoint> deploy(Vertx vertx, AckpointOptions options) {
+    AckpointConfig configured;
+    try {
+      configured = options.toConfig();
+    } catch (RuntimeException invalid) {
+      return Future.failedFuture(invalid);
+    }
+    AckpointExceptionCodec.registerOn(vertx);
+    return startEmbedded(vertx, configured).compose(embedded -> {
+      AckpointConfig config = embedded == null ? configured : configured.withEmbeddedUri(embedded.uri());
+      return migrate(vertx, config)
+          .compose(v -> {
+            AckpointImpl ackpoint = create(vertx, config, options.getMeterRegistry(), embedded);
+            return ackpoint.deployVerticles().map((Ackpoint) ackpoint)
+                .recover(failure -> ackpoint.close().transform(ignored -> Future.failedFuture(failure)));
+          })
+          .recover(failure -> stopEmbedded(vertx, embedded).transform(ignored -> Future.failedFuture(failure)));
+    });
+  }
+
+  private static AckpointImpl create(Vertx vertx, AckpointConfig config, MeterRegistry given, EmbeddedDatabase embedded) {
+    Databases databases = Databases.open(vertx, config);
+    MeterRegistry registry = given != null ? given : ownRegistry();
+    ReplicationSource source = new PgReplicationSource(databases.source());
+    AckpointMetrics metrics = new AckpointMetrics(registry, source.positions());
+    HttpQueues queues = HttpQueues.of(config.http());
+    metrics.queues(queues.all());
+    Supplier<String> metricsText = registry instanceof PrometheusMeterRegistry prometheus ? prometheus::scrape : null;
+    HttpSettings http = new HttpSettings(config, new AckpointAddresses(config.eventBusPrefix()), queues,
+        JwtAuthenticator.factory(config.auth(), metrics), metrics, metricsText);
+    return new AckpointImpl(vertx, config, metrics, http, embedded, databases, new PgCheckpointStorage(databases.storage()), source);
+  }
+
+  private static MeterRegistry ownRegistry() {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmGcMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    return registry;
+  }
+
+  private Future<Void> deployVerticles() {
+    AckpointAddresses addresses = http.addresses();
+    Future<Void> chain = deploy(new BatcherVerticle(source, storage, config.batching(), config.checkpoints().mode(), metrics, addresses))
+        .compose(v -> deploy(new AckVerticle(storage, source, config.acknowledgement(), config.replication(), metrics, addresses)));
+    if (config.replication().follower()) {
+      chain = chain.compose(v -> deploy(new ReplicationFollowerVerticle(config.source().uri(), config.replication(),
+          config.checkpoints().mode() == CheckpointMode.CUSTOM ? config.checkpoints().custom() : null, source, addresses)));
+    }
+    chain = chain.compose(v -> deploy(new CompactionVerticle(storage, config.checkpoints(), config.compaction(), metrics,
+        addresses.compactionRun())));
+    if (config.http().enabled()) {
+      int instances = config.http().instances() > 0 ? config.http().instances() : eventLoops(config);
+      chain = chain.compose(v -> vertx.deployVerticle(() -> new HttpVerticle(http), new DeploymentOptions().setInstances(instances))
+          .map(id -> {
+            deployments.add(id);
+            return null;
+          }));
+    }
+    return chain;
+  }
+
+  private Future<Void> deploy(Deployable verticle) {
+    return vertx.deployVerticle(verticle).map(id -> {
+      deployments.add(id);
+      return null;
+    });
+  }
+
+  /** One HTTP verticle per event loop. */
+  public static int eventLoops(AckpointConfig config) {
+    return config.http().eventLoops() > 0 ? config.http().eventLoops() : Runtime.getRuntime().availableProcessors();
+  }
+
+  /** Schema migrations run once per start, before any verticle touches storage, on a connection of their own. */
+  private static Future<Void> migrate(Vertx vertx, AckpointConfig config) {
+    Pool pool = PgPools.forMigrations(vertx, config.storage());
+    return PgMigrations.migrate(pool)
+        .recover(e -> Future.failedFuture(AckpointError.STORAGE_UNAVAILABLE.exception(e)))
+        .eventually(pool::close)
+        .mapEmpty();
+  }
+
+  /** Starting it blocks (it runs initdb and waits for the server), so it runs on a worker thread. */
+  private static Future<EmbeddedDatabase> startEmbedded(Vertx vertx, AckpointConfig config) {
+    return config.needsEmbeddedDatabase()
+        ? vertx.executeBlocking(() -> EmbeddedDatabase.start(config.embedded()))
+        : Future.succeededFuture();
+  }
+
+  private static Future<Void> stopEmbedded(Vertx vertx, EmbeddedDatabase embedded) {
+    return embedded == null ? Future.succeededFuture() : vertx.executeBlocking(() -> {
+      embedded.close();
+      return null;
+    });
+  }
+
+  @Override
+  public Future<Router> createRouter() {
+    if (DevelopmentKey.kidIn(config.auth().jwks()).isPresent()) {
+      // Ackpoint cannot tell which address the host listens on, so the published key is never trusted here.
+      return Future.failedFuture(new IllegalStateException("auth.jwks holds the published development key, which is"
+          + " trusted only on Ackpoint's own loopback listener: configure your own keys to mount Ackpoint's routes"));
+    }
+    return HttpApi.create(vertx, http).map(HttpApi::router);
+  }
+
+  @Override
+  public AckpointAddresses addresses() {
+    return http.addresses();
+  }
+
+  @Override
+  public MeterRegistry meterRegistry() {
+    return metrics.registry();
+  }
+
+  /**
+   * Undeploys in the reverse order of deployment: HTTP first (no new requests), then the batcher,
+   * which lets its in-flight batches finish; the pools and the embedded database go last. A verticle
+   * that deployed Ackpoint takes Ackpoint's verticles with it when it is undeployed: those are gone.
+   */
+  @Override
+  public Future<Void> close() {
+    Future<Void> chain = Future.succeededFuture();
+    for (int i = deployments.size() - 1; i >= 0; i--) {
+      String id = deployments.get(i);
+      chain = chain.compose(v -> vertx.deploymentIDs().contains(id) ? vertx.undeploy(id) : Future.succeededFuture());
+    }
+    return chain
+        .onComplete(ar -> deployments.clear())
+        .eventually(databases::close)
+        .eventually(() -> stopEmbedded(vertx, embedded));
+  }
+}

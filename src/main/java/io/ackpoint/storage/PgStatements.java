@@ -1,0 +1,145 @@
+package io.ackpoint.storage;
+
+/**
+ * The SQL of {@link PgCheckpointStorage}, one statement per operation, each a constant number of
+ * round trips whatever the number of users it carries.
+ */
+final class PgStatements {
+
+  private PgStatements() {
+  }
+
+  /**
+   * One statement per batch. The rows of the batch's users are locked first, in key order, so
+   * concurrent batches sharing users queue up instead of deadlocking; the lock also hands this
+   * statement each row's newest committed id, which the plan builds on.
+   *
+   * <p>Per user (see {@link CheckpointWrite}): a generated request gets {@code stored + 1}, unless
+   * the stored id is already 2^63-1 (exhausted: nothing changes for it); the row then takes the
+   * greater of that and the supplied id. A row whose id grows gets this batch's head and is pending
+   * again; a supplied id equal to the resulting id refreshes {@code checkpoint_requested_at}, a
+   * generated one clears it. Rows of older installs that hold duplicates per user are each brought
+   * up the same way, and the answer is the maximum across them. A user whose row was created by a
+   * concurrent batch after this statement's snapshot is missing from the answer and retried.
+   */
+  static final String STORE_BATCH = """
+      WITH req AS (
+        SELECT r.user_id, r.client_id, r.requested, r.generated
+          FROM unnest($1::text[], $2::text[], $3::int8[], $4::bool[]) AS r(user_id, client_id, requested, generated)
+      ),
+      locked AS MATERIALIZED (
+        SELECT c.id, c.user_id, c.client_id, c.write_checkpoint, c.processed_at_lsn IS NULL AS pending
+          FROM ackpoint_write_checkpoints c
+         WHERE (c.user_id, c.client_id) IN (SELECT user_id, client_id FROM req)
+         ORDER BY c.user_id, c.client_id, c.id
+           FOR UPDATE
+      ),
+      plan AS MATERIALIZED (
+        SELECT r.user_id, r.client_id, r.requested, s.stored,
+               r.generated AND s.stored IS NOT DISTINCT FROM 9223372036854775807 AS exhausted,
+               CASE WHEN r.generated AND s.stored IS DISTINCT FROM 9223372036854775807
+                    THEN coalesce(s.stored, 0) + 1 END AS generated
+          FROM req r
+          LEFT JOIN (SELECT user_id, client_id, max(write_checkpoint) AS stored FROM locked GROUP BY user_id, client_id) s
+            USING (user_id, client_id)
+      ),
+      target AS (
+        SELECT p.*, greatest(p.generated, p.requested) AS target FROM plan p
+      ),
+      updated AS (
+        UPDATE ackpoint_write_checkpoints c
+           SET write_checkpoint = greatest(c.write_checkpoint, t.target),
+               lsns = CASE WHEN c.write_checkpoint < t.target THEN $5::jsonb ELSE c.lsns END,
+               processed_at_lsn = CASE WHEN c.write_checkpoint < t.target THEN NULL ELSE c.processed_at_lsn END,
+               checkpoint_requested_at = CASE
+                 WHEN greatest(c.write_checkpoint, t.target) = t.requested THEN now()
+                 WHEN t.generated IS NOT NULL THEN NULL
+                 ELSE c.checkpoint_requested_at END
+          FROM target t
+         WHERE c.user_id = t.user_id AND c.client_id = t.client_id AND t.stored IS NOT NULL
+           AND (c.write_checkpoint < t.target OR c.write_checkpoint = t.requested)
+        RETURNING c.id, c.write_checkpoint, c.processed_at_lsn IS NULL AS pending
+      ),
+      created AS (
+        INSERT INTO ackpoint_write_checkpoints (user_id, client_id, write_checkpoint, lsns, checkpoint_requested_at)
+        SELECT t.user_id, t.client_id, t.target, $5::jsonb, CASE WHEN t.target = t.requested THEN now() END
+          FROM target t
+         WHERE t.stored IS NULL
+         ORDER BY t.user_id, t.client_id
+        ON CONFLICT DO NOTHING
+        RETURNING user_id, client_id, write_checkpoint, true AS pending
+      ),
+      outcome AS (
+        SELECT l.user_id, l.client_id, coalesce(u.write_checkpoint, l.write_checkpoint) AS write_checkpoint,
+               coalesce(u.pending, l.pending) AS pending
+          FROM locked l LEFT JOIN updated u ON u.id = l.id
+        UNION ALL
+        SELECT user_id, client_id, write_checkpoint, pending FROM created
+      )
+      SELECT t.user_id, t.client_id, max(o.write_checkpoint), bool_or(o.pending), t.generated, t.exhausted
+        FROM target t JOIN outcome o ON o.user_id = t.user_id AND o.client_id = t.client_id
+       GROUP BY t.user_id, t.client_id, t.generated, t.exhausted
+      """;
+
+  static final String STORE_CUSTOM = """
+      WITH req AS (
+        SELECT r.user_id, r.client_id, r.checkpoint, r.request
+          FROM unnest($1::text[], $2::text[], $3::int8[], $4::bool[]) AS r(user_id, client_id, checkpoint, request)
+      ),
+      updated AS (
+        UPDATE ackpoint_write_checkpoints c
+           SET write_checkpoint = r.checkpoint, lsns = $5::jsonb, processed_at_lsn = NULL,
+               checkpoint_requested_at = CASE WHEN r.request THEN now() END
+          FROM req r
+         WHERE c.user_id = r.user_id AND c.client_id = r.client_id AND c.write_checkpoint < r.checkpoint
+        RETURNING c.user_id
+      )
+      INSERT INTO ackpoint_write_checkpoints (user_id, client_id, write_checkpoint, lsns, checkpoint_requested_at)
+      SELECT r.user_id, r.client_id, r.checkpoint, $5::jsonb, CASE WHEN r.request THEN now() END
+        FROM req r
+       WHERE NOT EXISTS (SELECT 1 FROM ackpoint_write_checkpoints c WHERE c.user_id = r.user_id AND c.client_id = r.client_id)
+      ON CONFLICT DO NOTHING
+      """;
+
+  // COLLATE "C": heads compare as plain bytes, which is their replication order; a linguistic
+  // collation may ignore the '/' or order digits and letters differently. The rows are locked in the
+  // same order as a batch locks them (user key, then row id), so the two never deadlock; the lock
+  // re-checks the conditions, so a row raised to a later head meanwhile stays pending. Duplicate
+  // rows of one user (older installs) are answered once, with their greatest id, so that nobody is
+  // told of a lower id after a higher one.
+  static final String MARK_PROCESSED = """
+      WITH due AS (
+        SELECT id FROM ackpoint_write_checkpoints
+         WHERE processed_at_lsn IS NULL AND (lsns->>'1') COLLATE "C" <= $1 COLLATE "C"
+         ORDER BY user_id, client_id, id
+           FOR UPDATE
+      ),
+      marked AS (
+        UPDATE ackpoint_write_checkpoints c SET processed_at_lsn = $1
+          FROM due
+         WHERE c.id = due.id
+        RETURNING c.user_id, c.client_id, c.write_checkpoint
+      )
+      SELECT user_id, client_id, max(write_checkpoint) FROM marked GROUP BY user_id, client_id
+      """;
+
+  static final String LATEST_ACKNOWLEDGED = """
+      SELECT max(write_checkpoint) FROM ackpoint_write_checkpoints
+       WHERE user_id = $1 AND client_id = $2 AND processed_at_lsn IS NOT NULL
+      """;
+
+  // SKIP LOCKED leaves rows that a batch is writing right now to the next round; FOR UPDATE re-checks
+  // the conditions on the newest row version, so a row raised (pending again) meanwhile is spared.
+  static final String DELETE_EXPIRED = """
+      WITH doomed AS (
+        SELECT id FROM ackpoint_write_checkpoints
+         WHERE checkpoint_requested_at < $1 AND processed_at_lsn IS NOT NULL
+         ORDER BY checkpoint_requested_at
+         LIMIT $2
+           FOR UPDATE SKIP LOCKED
+      )
+      DELETE FROM ackpoint_write_checkpoints c USING doomed WHERE c.id = doomed.id
+      """;
+
+  static final String COUNT = "SELECT count(*) FROM ackpoint_write_checkpoints";
+}

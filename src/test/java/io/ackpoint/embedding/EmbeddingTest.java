@@ -1,0 +1,59 @@
+package io.ackpoint.embedding;
+
+import io.ackpoint.support.TestAckpoint;
+import io.ackpoint.support.TestDatabase;
+import io.ackpoint.support.TestKeys;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** README, Embedding: an application mounts Ackpoint's routes into its own router and keeps its metrics. */
+@ExtendWith(VertxExtension.class)
+class EmbeddingTest {
+
+  @Test
+  void anApplicationServesAckpointsRoutesBesideItsOwnAndGetsItsMetrics(Vertx vertx, VertxTestContext test) {
+    int port = TestAckpoint.freePort();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
+    WebClient client = WebClient.create(vertx);
+    String token = TestKeys.token(vertx, "embedded-user");
+    vertx.deployVerticle(new HostApplication(config, registry, port))
+        .compose(id -> client.get(port, "127.0.0.1", "/hello").send()
+            .compose(hello -> client.get(port, "127.0.0.1", "/ackpoint/write-checkpoint2.json?client_id=c")
+                .putHeader("Authorization", "Token " + token).send()
+                .map(created -> {
+                  test.verify(() -> {
+                    assertEquals("the application's own route", hello.bodyAsString());
+                    assertEquals(200, created.statusCode(), created.bodyAsString());
+                    assertEquals("1", created.bodyAsJsonObject().getJsonObject("data").getString("write_checkpoint"));
+                    assertNotNull(registry.find("ackpoint.http.requests").tag("route", "/write-checkpoint2.json").timer());
+                    assertTrue(registry.get("ackpoint.batches").tag("outcome", "ok").counter().count() >= 1);
+                  });
+                  return id;
+                })))
+        .compose(vertx::undeploy)
+        .onComplete(test.succeedingThenComplete());
+  }
+
+  @Test
+  void theReadmeShowsTheExampleThisTestRuns() throws IOException {
+    String source = Files.readString(Path.of("src/test/java/io/ackpoint/embedding/HostApplication.java"));
+    String example = source.substring(source.indexOf("// embedding-example:start") + "// embedding-example:start".length(),
+        source.indexOf("// embedding-example:end")).strip();
+    assertTrue(Files.readString(Path.of("README.md")).contains(example), "README's Embedding section must show HostApplication as it is");
+  }
+}
