@@ -113,8 +113,6 @@ public record AckpointConfig(
         replication, acknowledgement, checkpoints, compaction, adminToken, eventBusPrefix);
   }
 
-
-
   /** True when either side runs on the embedded PostgreSQL, which must then be started first. */
   public boolean needsEmbeddedDatabase() {
     return source.type() == DatabaseType.EMBEDDED || storage.type() == DatabaseType.EMBEDDED;

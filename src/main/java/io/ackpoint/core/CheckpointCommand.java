@@ -1,6 +1,5 @@
 package io.ackpoint.core;
 
-
 /**
  * A request to create a checkpoint for a full user id: generated ({@code requestedId == null}) or
  * with a client-supplied id.

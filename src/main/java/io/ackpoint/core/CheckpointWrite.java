@@ -1,6 +1,5 @@
 package io.ackpoint.core;
 
-
 /**
  * One full user id's share of a batch, already collapsed: whether any of its requests wants a
  * generated id, and the greatest client-supplied id among them ({@code null} when none).

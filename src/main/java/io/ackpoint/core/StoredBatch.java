@@ -1,6 +1,5 @@
 package io.ackpoint.core;
 
-
 import java.util.HashMap;
 import java.util.Map;
 

@@ -12,7 +12,6 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 
-
 /**
  * The acknowledgement streams: {@code POST /sync/stream} (PowerSync, NDJSON) and
  * {@code GET /sse/checkpoints} (server-sent events). A stream sees only its own full user id and

@@ -1,20 +1,18 @@
 package io.ackpoint.ack;
 
 import io.ackpoint.support.ApiClient;
-import io.ackpoint.support.RunningAckpoint;
+import io.ackpoint.support.AckpointExtension;
 import io.ackpoint.support.StreamClient;
 import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestKeys;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.junit5.VertxExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static io.ackpoint.support.ApiClient.data;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -26,21 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(VertxExtension.class)
 class AcknowledgementTest {
 
-  private Vertx vertx;
-  private RunningAckpoint app;
-  private String u1;
-
-  @BeforeEach
-  void start(Vertx vertx) {
-    this.vertx = vertx;
-    app = RunningAckpoint.fresh(vertx, TestAckpoint::withFollower);
-    u1 = TestKeys.token(vertx, "u1");
-  }
-
-  @AfterEach
-  void stop() {
-    app.close();
-  }
+  @RegisterExtension
+  final AckpointExtension app = AckpointExtension.with(TestAckpoint::withFollower);
+  private final String u1 = TestKeys.token("u1");
 
   private StreamClient stream(String token, String clientId) {
     return app.stream(token, clientId);
@@ -69,7 +55,7 @@ class AcknowledgementTest {
     try (StreamClient stream = stream(u1, "c1")) {
       stream.next();
       stream.next();
-      assertEquals("7", data(app.api.checkpointRequest(u1, "c1", "7")).getString("checkpoint_request_id"));
+      assertEquals("7", data(app.api().checkpointRequest(u1, "c1", "7")).getString("checkpoint_request_id"));
       JsonObject diff = stream.nextMatching(line -> line.containsKey("checkpoint_diff")).getJsonObject("checkpoint_diff");
       assertEquals("7", diff.getString("write_checkpoint"));
       assertEquals(0, diff.getJsonArray("updated_buckets").size());
@@ -85,14 +71,14 @@ class AcknowledgementTest {
     try (StreamClient stream = stream(u1, "c1")) {
       stream.next();
       stream.next();
-      assertEquals("1", data(app.api.writeCheckpoint2(u1, "c1")).getString("write_checkpoint"));
+      assertEquals("1", data(app.api().writeCheckpoint2(u1, "c1")).getString("write_checkpoint"));
       assertTrue(acknowledges(stream.nextMatching(line -> line.containsKey("checkpoint_diff")), "1"));
     }
   }
 
   @Test
   void aRequestMadeBeforeTheStreamOpensShowsInTheFirstCheckpointLine() {
-    HttpResponse<Buffer> acknowledged = app.api.checkpointRequestAwaiting(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"7\"}", 10);
+    HttpResponse<Buffer> acknowledged = app.api().checkpointRequestAwaiting(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"7\"}", 10);
     assertEquals(true, data(acknowledged).getBoolean("acknowledged"));
     try (StreamClient stream = stream(u1, "c1")) {
       assertTrue(acknowledges(stream.next(), "7"));
@@ -102,15 +88,15 @@ class AcknowledgementTest {
 
   @Test
   void twoUsersNeverSeeEachOthersAcknowledgements() {
-    String u2 = TestKeys.token(vertx, "u2");
+    String u2 = TestKeys.token("u2");
     try (StreamClient first = stream(u1, "c1"); StreamClient second = stream(u2, "c1")) {
       first.next();
       first.next();
       second.next();
       second.next();
-      app.api.checkpointRequest(u2, "c1", "50");
+      app.api().checkpointRequest(u2, "c1", "50");
       assertTrue(acknowledges(second.nextMatching(line -> line.containsKey("checkpoint_diff")), "50"));
-      app.api.checkpointRequest(u1, "c1", "3");
+      app.api().checkpointRequest(u1, "c1", "3");
       // The next acknowledgement u1 sees is its own, not u2's 50.
       assertTrue(acknowledges(first.nextMatching(line -> line.containsKey("checkpoint_diff")), "3"));
     }
@@ -118,25 +104,25 @@ class AcknowledgementTest {
 
   @Test
   void aCheckpointRequestCanWaitForItsOwnAcknowledgement() {
-    JsonObject answer = data(app.api.checkpointRequestAwaiting(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"4\"}", 10));
+    JsonObject answer = data(app.api().checkpointRequestAwaiting(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"4\"}", 10));
     assertEquals("4", answer.getString("checkpoint_request_id"));
     assertEquals(true, answer.getBoolean("acknowledged"));
     assertTrue(answer.getString("checkpoint").matches("\\d+"));
     // A retry of an already acknowledged id is acknowledged at once, from storage.
-    assertEquals(true, data(app.api.checkpointRequestAwaiting(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"4\"}", 10)).getBoolean("acknowledged"));
-    assertEquals(1, app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NOT NULL"));
+    assertEquals(true, data(app.api().checkpointRequestAwaiting(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"4\"}", 10)).getBoolean("acknowledged"));
+    assertEquals(1, app.sql().count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NOT NULL"));
   }
 
   @Test
   void aWaitBeyondTheLimitIs400() {
-    HttpResponse<Buffer> response = app.api.checkpointRequestAwaiting(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"4\"}", 3600);
+    HttpResponse<Buffer> response = app.api().checkpointRequestAwaiting(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"4\"}", 3600);
     assertEquals(400, response.statusCode());
-    assertEquals(0, app.sql.checkpointRows());
+    assertEquals(0, app.sql().checkpointRows());
   }
 
   @Test
   void theLegacyRouteAnswersOnceReplicationPassedItsHead() {
-    HttpResponse<Buffer> response = ApiClient.send(app.api.request(HttpMethod.GET, "/write-checkpoint.json")
+    HttpResponse<Buffer> response = ApiClient.send(app.api().request(HttpMethod.GET, "/write-checkpoint.json")
         .putHeader("Authorization", "Token " + u1), null);
     assertEquals(200, response.statusCode(), response.bodyAsString());
     assertTrue(data(response).getString("checkpoint").matches("\\d+"));
@@ -144,12 +130,12 @@ class AcknowledgementTest {
 
   @Test
   void serverSentEventsCarryTheAcknowledgementsOfOneUser() {
-    try (StreamClient events = StreamClient.serverSentEvents(vertx, app.port(), u1, "web")) {
+    try (StreamClient events = StreamClient.serverSentEvents(app.vertx(), app.port(), u1, "web")) {
       assertTrue(events.contentType().startsWith("text/event-stream"));
       assertEquals("event: checkpoint", events.nextLine());
       assertFalse(new JsonObject(events.nextLine().substring("data: ".length())).containsKey("write_checkpoint"));
       assertEquals("", events.nextLine());
-      app.api.checkpointRequest(u1, "web", "12");
+      app.api().checkpointRequest(u1, "web", "12");
       assertEquals("event: checkpoint", events.nextLine());
       assertEquals("12", new JsonObject(events.nextLine().substring("data: ".length())).getString("write_checkpoint"));
     }
@@ -157,16 +143,16 @@ class AcknowledgementTest {
 
   @Test
   void theFollowerSurvivesADroppedReplicationConnection() {
-    String slot = TestAckpoint.slotOf(app.config);
+    String slot = TestAckpoint.slotOf(app.config());
     // Wait until the follower holds its slot, then cut its connection from the server side.
     try (StreamClient stream = stream(u1, "c1")) {
       stream.next();
       stream.next();
-      app.api.checkpointRequest(u1, "c1", "1");
+      app.api().checkpointRequest(u1, "c1", "1");
       assertTrue(acknowledges(stream.nextMatching(line -> line.containsKey("checkpoint_diff")), "1"));
-      assertEquals(1, app.sql.count("SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1 AND active", slot));
-      assertEquals(1, app.sql.count("SELECT count(pg_terminate_backend(active_pid)) FROM pg_replication_slots WHERE slot_name = $1", slot));
-      app.api.checkpointRequest(u1, "c1", "2");
+      assertEquals(1, app.sql().count("SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1 AND active", slot));
+      assertEquals(1, app.sql().count("SELECT count(pg_terminate_backend(active_pid)) FROM pg_replication_slots WHERE slot_name = $1", slot));
+      app.api().checkpointRequest(u1, "c1", "2");
       assertTrue(acknowledges(stream.nextMatching(line -> line.containsKey("checkpoint_diff")), "2"));
     }
   }

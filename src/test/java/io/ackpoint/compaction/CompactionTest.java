@@ -4,18 +4,16 @@ import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.source.Lsn;
 import io.ackpoint.support.ApiClient;
 import io.ackpoint.support.Await;
-import io.ackpoint.support.RunningAckpoint;
+import io.ackpoint.support.AckpointExtension;
 import io.ackpoint.support.TestKeys;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.junit5.VertxExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static io.ackpoint.support.ApiClient.data;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,41 +23,29 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(VertxExtension.class)
 class CompactionTest {
 
-  private static final String ADMIN = "admin-secret";
-
-  private Vertx vertx;
-  private RunningAckpoint app;
-  private String token;
-
-  @BeforeEach
-  void start(Vertx vertx) {
-    this.vertx = vertx;
-    app = RunningAckpoint.fresh(vertx, config -> config
+  @RegisterExtension
+  final AckpointExtension app = AckpointExtension.with(config -> config
         .put("checkpoints", new JsonObject().put("request_retention", "1h"))
         .put("compaction", new JsonObject().put("interval", "1h").put("batch_size", 2))
         .put("admin", new JsonObject().put("token", ADMIN)));
-    token = TestKeys.token(vertx, "u");
-  }
+  private final String token = TestKeys.token("u");
 
-  @AfterEach
-  void stop() {
-    app.close();
-  }
+  private static final String ADMIN = "admin-secret";
 
   /** Every checkpoint so far is processed, as if replication had passed them. */
   private void replicationPassesEverything() {
-    String lsn = Lsn.format(app.sql.query("SELECT pg_current_wal_lsn()::text").iterator().next().getString(0));
-    app.sql.query("UPDATE ackpoint_write_checkpoints SET processed_at_lsn = $1 WHERE processed_at_lsn IS NULL", lsn);
+    String lsn = Lsn.format(app.sql().query("SELECT pg_current_wal_lsn()::text").iterator().next().getString(0));
+    app.sql().query("UPDATE ackpoint_write_checkpoints SET processed_at_lsn = $1 WHERE processed_at_lsn IS NULL", lsn);
   }
 
   /** Ages the row of user u's client {@code clientId}. */
   private void age(String clientId, String interval) {
-    app.sql.query("UPDATE ackpoint_write_checkpoints SET checkpoint_requested_at = now() - ($2::text)::interval"
+    app.sql().query("UPDATE ackpoint_write_checkpoints SET checkpoint_requested_at = now() - ($2::text)::interval"
         + " WHERE user_id = 'u' AND client_id = $1", clientId, interval);
   }
 
   private HttpResponse<Buffer> compact(String adminToken) {
-    var request = app.api.request(HttpMethod.POST, "/admin/compact");
+    var request = app.api().request(HttpMethod.POST, "/admin/compact");
     if (adminToken != null) {
       request.putHeader("Authorization", "Bearer " + adminToken);
     }
@@ -67,19 +53,19 @@ class CompactionTest {
   }
 
   private boolean exists(String clientId) {
-    return app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE user_id = 'u' AND client_id = $1", clientId) > 0;
+    return app.sql().count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE user_id = 'u' AND client_id = $1", clientId) > 0;
   }
 
   @Test
   void expiredProcessedRequestsGoAndEverythingElseStays() {
-    app.api.checkpointRequest(token, "expired", "3");
-    app.api.checkpointRequest(token, "fresh", "3");
-    app.api.writeCheckpoint2(token, "generated");
+    app.api().checkpointRequest(token, "expired", "3");
+    app.api().checkpointRequest(token, "fresh", "3");
+    app.api().writeCheckpoint2(token, "generated");
     replicationPassesEverything();
-    app.api.checkpointRequest(token, "pending", "3");
+    app.api().checkpointRequest(token, "pending", "3");
     age("expired", "2 hours");
     age("pending", "2 hours");
-    app.sql.query("UPDATE ackpoint_write_checkpoints SET checkpoint_requested_at = NULL WHERE user_id = 'u/generated'");
+    app.sql().query("UPDATE ackpoint_write_checkpoints SET checkpoint_requested_at = NULL WHERE user_id = 'u/generated'");
 
     JsonObject report = data(compact(ADMIN));
     assertEquals(1, report.getLong("deleted"));
@@ -89,23 +75,23 @@ class CompactionTest {
 
   @Test
   void generatedRowsAreNeverDeletedHoweverOld() {
-    app.api.writeCheckpoint2(token, "old");
+    app.api().writeCheckpoint2(token, "old");
     replicationPassesEverything();
     // A generated row carries no request time at all: nothing can make it look expired.
-    assertEquals(0, app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE checkpoint_requested_at IS NOT NULL"));
+    assertEquals(0, app.sql().count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE checkpoint_requested_at IS NOT NULL"));
     assertEquals(0, data(compact(ADMIN)).getLong("deleted"));
     assertTrue(exists("old"));
   }
 
   @Test
   void anEqualRetryRefreshesTheRetentionAndAStaleOneDoesNot() {
-    app.api.checkpointRequest(token, "retried", "5");
-    app.api.checkpointRequest(token, "stale", "5");
+    app.api().checkpointRequest(token, "retried", "5");
+    app.api().checkpointRequest(token, "stale", "5");
     replicationPassesEverything();
     age("retried", "2 hours");
     age("stale", "2 hours");
-    app.api.checkpointRequest(token, "retried", "5");
-    app.api.checkpointRequest(token, "stale", "4");
+    app.api().checkpointRequest(token, "retried", "5");
+    app.api().checkpointRequest(token, "stale", "4");
     assertEquals(1, data(compact(ADMIN)).getLong("deleted"));
     assertTrue(exists("retried"));
     assertTrue(!exists("stale"));
@@ -114,10 +100,10 @@ class CompactionTest {
   @Test
   void deletesRunInBoundedBatches() {
     for (int i = 0; i < 5; i++) {
-      app.api.checkpointRequest(token, "c" + i, "1");
+      app.api().checkpointRequest(token, "c" + i, "1");
     }
     replicationPassesEverything();
-    app.sql.query("UPDATE ackpoint_write_checkpoints SET checkpoint_requested_at = now() - interval '1 day'");
+    app.sql().query("UPDATE ackpoint_write_checkpoints SET checkpoint_requested_at = now() - interval '1 day'");
     JsonObject report = data(compact(ADMIN));
     assertEquals(5, report.getLong("deleted"));
     assertEquals(3, report.getInteger("batches"), "batch_size 2: 2 + 2 + 1");
@@ -133,10 +119,10 @@ class CompactionTest {
 
   @Test
   void compactionRunsOnTheEventBusToo() {
-    app.api.checkpointRequest(token, "bus", "1");
+    app.api().checkpointRequest(token, "bus", "1");
     replicationPassesEverything();
     age("bus", "3 hours");
-    JsonObject report = Await.result(vertx.eventBus().<JsonObject>request(TestAckpoint.ADDRESSES.compactionRun(), null)).body();
+    JsonObject report = Await.result(app.vertx().eventBus().<JsonObject>request(TestAckpoint.ADDRESSES.compactionRun(), null)).body();
     assertEquals(1, report.getLong("deleted"));
   }
 }

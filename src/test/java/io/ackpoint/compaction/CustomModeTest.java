@@ -1,19 +1,15 @@
 package io.ackpoint.compaction;
 
 import io.ackpoint.support.ApiClient;
-import io.ackpoint.support.RunningAckpoint;
-import io.ackpoint.support.Sql;
+import io.ackpoint.support.AckpointExtension;
 import io.ackpoint.support.StreamClient;
 import io.ackpoint.support.TestAckpoint;
-import io.ackpoint.support.TestDatabase;
 import io.ackpoint.support.TestKeys;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -23,29 +19,14 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 @ExtendWith(VertxExtension.class)
 class CustomModeTest {
 
-  private Vertx vertx;
-  private RunningAckpoint app;
-  private String token;
-
-  @BeforeEach
-  void start(Vertx vertx) {
-    this.vertx = vertx;
-    String db = TestDatabase.freshDatabase();
-    try (Sql setup = new Sql(vertx, db)) {
+  @RegisterExtension
+  final AckpointExtension app = AckpointExtension.with(c -> TestAckpoint.withFollower(c)
+          .put("checkpoints", new JsonObject().put("mode", "custom"))
+          .put("custom", new JsonObject().put("request_column", "is_request")))
       // Updates are replicated, so the table needs a replica identity: here its primary key.
-      setup.query("CREATE TABLE checkpoints (id BIGSERIAL PRIMARY KEY, user_id TEXT NOT NULL, checkpoint BIGINT NOT NULL,"
-          + " client_id TEXT, is_request BOOLEAN)");
-    }
-    app = RunningAckpoint.on(vertx, db, c -> TestAckpoint.withFollower(c)
-        .put("checkpoints", new JsonObject().put("mode", "custom"))
-        .put("custom", new JsonObject().put("request_column", "is_request")));
-    token = TestKeys.token(vertx, "app-user");
-  }
-
-  @AfterEach
-  void stop() {
-    app.close();
-  }
+      .preparing(setup -> setup.query("CREATE TABLE checkpoints (id BIGSERIAL PRIMARY KEY, user_id TEXT NOT NULL,"
+          + " checkpoint BIGINT NOT NULL, client_id TEXT, is_request BOOLEAN)"));
+  private final String token = TestKeys.token("app-user");
 
   private static String acknowledged(JsonObject line) {
     JsonObject body = line.containsKey("checkpoint_diff") ? line.getJsonObject("checkpoint_diff") : line.getJsonObject("checkpoint");
@@ -54,37 +35,37 @@ class CustomModeTest {
 
   @Test
   void aCustomCheckpointWrittenIntoTheSourceTableIsAcknowledgedOnTheStream() {
-    try (StreamClient stream = StreamClient.syncStream(vertx, app.port(), token, "c1")) {
+    try (StreamClient stream = StreamClient.syncStream(app.vertx(), app.port(), token, "c1")) {
       stream.next();
       stream.next();
-      app.sql.query("INSERT INTO checkpoints (user_id, checkpoint, client_id) VALUES ('app-user', 41, 'c1'), ('someone-else', 99, 'c1')");
+      app.sql().query("INSERT INTO checkpoints (user_id, checkpoint, client_id) VALUES ('app-user', 41, 'c1'), ('someone-else', 99, 'c1')");
       assertEquals("41", acknowledged(stream.nextMatching(l -> l.containsKey("checkpoint_diff"))));
-      app.sql.query("UPDATE checkpoints SET checkpoint = 42 WHERE user_id = 'app-user'");
+      app.sql().query("UPDATE checkpoints SET checkpoint = 42 WHERE user_id = 'app-user'");
       assertEquals("42", acknowledged(stream.nextMatching(l -> l.containsKey("checkpoint_diff"))));
     }
-    assertNull(app.sql.query("SELECT checkpoint_requested_at FROM ackpoint_write_checkpoints WHERE user_id = 'app-user' AND client_id = 'c1'")
+    assertNull(app.sql().query("SELECT checkpoint_requested_at FROM ackpoint_write_checkpoints WHERE user_id = 'app-user' AND client_id = 'c1'")
         .iterator().next().getValue(0), "a persistent custom checkpoint is never compacted");
   }
 
   @Test
   void requestFlaggedRowsAreTemporary() {
-    try (StreamClient stream = StreamClient.syncStream(vertx, app.port(), token, "c2")) {
+    try (StreamClient stream = StreamClient.syncStream(app.vertx(), app.port(), token, "c2")) {
       stream.next();
       stream.next();
-      app.sql.query("INSERT INTO checkpoints (user_id, checkpoint, client_id, is_request) VALUES ('app-user', 7, 'c2', true)");
+      app.sql().query("INSERT INTO checkpoints (user_id, checkpoint, client_id, is_request) VALUES ('app-user', 7, 'c2', true)");
       assertEquals("7", acknowledged(stream.nextMatching(l -> l.containsKey("checkpoint_diff"))));
     }
-    assertNotNull(app.sql.query("SELECT checkpoint_requested_at FROM ackpoint_write_checkpoints WHERE user_id = 'app-user' AND client_id = 'c2'")
+    assertNotNull(app.sql().query("SELECT checkpoint_requested_at FROM ackpoint_write_checkpoints WHERE user_id = 'app-user' AND client_id = 'c2'")
         .iterator().next().getValue(0));
   }
 
   @Test
   void theGeneratedIdRoutesRefuseWithAClearError() {
-    ApiClient api = new ApiClient(vertx, app.port());
-    var generated = app.api.writeCheckpoint2(token, "c1");
+    ApiClient api = new ApiClient(app.vertx(), app.port());
+    var generated = app.api().writeCheckpoint2(token, "c1");
     assertEquals(409, generated.statusCode());
     assertEquals("ACK_CUSTOM_CHECKPOINT_MODE", ApiClient.errorCode(generated));
-    assertEquals(409, app.api.checkpointRequest(token, "c1", "5").statusCode());
-    assertEquals(0, app.sql.checkpointRows());
+    assertEquals(409, app.api().checkpointRequest(token, "c1", "5").statusCode());
+    assertEquals(0, app.sql().checkpointRows());
   }
 }

@@ -1,19 +1,16 @@
 package io.ackpoint.http;
 
 import io.ackpoint.support.ApiClient;
-import io.ackpoint.support.RunningAckpoint;
+import io.ackpoint.support.AckpointExtension;
 import io.ackpoint.support.TestKeys;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.junit5.VertxExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static io.ackpoint.support.ApiClient.data;
 import static io.ackpoint.support.ApiClient.errorCode;
@@ -25,34 +22,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(VertxExtension.class)
 class CheckpointApiTest {
 
-  private RunningAckpoint app;
-  private String token;
-
-  @BeforeEach
-  void start(Vertx vertx) {
-    app = RunningAckpoint.fresh(vertx, config -> config);
-    token = TestKeys.token(vertx, "u1");
-  }
-
-  @AfterEach
-  void stop() {
-    app.close();
-  }
+  @RegisterExtension
+  final AckpointExtension app = AckpointExtension.with(config -> config);
+  private final String token = TestKeys.token("u1");
 
   @Test
   void generatedCheckpointStartsAtOneAndIncrementsPerFullUserId() {
-    assertEquals("1", data(app.api.writeCheckpoint2(token, "c1")).getString("write_checkpoint"));
-    assertEquals("2", data(app.api.writeCheckpoint2(token, "c1")).getString("write_checkpoint"));
-    assertEquals("1", data(app.api.writeCheckpoint2(token, "c2")).getString("write_checkpoint"));
-    assertEquals("1", data(app.api.writeCheckpoint2(token, null)).getString("write_checkpoint"));
-    assertEquals(1, app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE user_id = 'u1' AND client_id = 'c1'"));
-    assertEquals(1, app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE user_id = 'u1' AND client_id = ''"));
+    assertEquals("1", data(app.api().writeCheckpoint2(token, "c1")).getString("write_checkpoint"));
+    assertEquals("2", data(app.api().writeCheckpoint2(token, "c1")).getString("write_checkpoint"));
+    assertEquals("1", data(app.api().writeCheckpoint2(token, "c2")).getString("write_checkpoint"));
+    assertEquals("1", data(app.api().writeCheckpoint2(token, null)).getString("write_checkpoint"));
+    assertEquals(1, app.sql().count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE user_id = 'u1' AND client_id = 'c1'"));
+    assertEquals(1, app.sql().count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE user_id = 'u1' AND client_id = ''"));
   }
 
   @Test
   void generatedCheckpointStoresTheHeadAsPendingWithoutRequestTime() {
-    app.api.writeCheckpoint2(token, "c1");
-    var row = app.sql.query("SELECT lsns->>'1', processed_at_lsn, checkpoint_requested_at FROM ackpoint_write_checkpoints").iterator().next();
+    app.api().writeCheckpoint2(token, "c1");
+    var row = app.sql().query("SELECT lsns->>'1', processed_at_lsn, checkpoint_requested_at FROM ackpoint_write_checkpoints").iterator().next();
     assertTrue(row.getString(0).matches("[0-9A-F]{8}/[0-9A-F]{8}"), row.getString(0));
     assertNull(row.getValue(1));
     assertNull(row.getValue(2));
@@ -60,7 +47,7 @@ class CheckpointApiTest {
 
   @Test
   void responsesCarryIdsAsJsonStringsInTheDataEnvelope() {
-    HttpResponse<Buffer> response = app.api.writeCheckpoint2(token, "c1");
+    HttpResponse<Buffer> response = app.api().writeCheckpoint2(token, "c1");
     assertEquals(200, response.statusCode());
     assertTrue(response.getHeader("content-type").startsWith("application/json"));
     assertEquals("{\"data\":{\"write_checkpoint\":\"1\"}}", response.bodyAsString());
@@ -68,36 +55,36 @@ class CheckpointApiTest {
 
   @Test
   void suppliedIdIsStoredOnlyWhenGreaterAndTheAnswerIsTheStoredId() {
-    assertEquals("5", data(app.api.checkpointRequest(token, "c1", "5")).getString("checkpoint_request_id"));
-    assertEquals("5", data(app.api.checkpointRequest(token, "c1", "3")).getString("checkpoint_request_id"));
-    assertEquals("5", data(app.api.checkpointRequest(token, "c1", "5")).getString("checkpoint_request_id"));
-    assertEquals("9", data(app.api.checkpointRequest(token, "c1", 9)).getString("checkpoint_request_id"));
-    assertEquals(9, app.sql.count("SELECT write_checkpoint FROM ackpoint_write_checkpoints WHERE user_id = 'u1' AND client_id = 'c1'"));
+    assertEquals("5", data(app.api().checkpointRequest(token, "c1", "5")).getString("checkpoint_request_id"));
+    assertEquals("5", data(app.api().checkpointRequest(token, "c1", "3")).getString("checkpoint_request_id"));
+    assertEquals("5", data(app.api().checkpointRequest(token, "c1", "5")).getString("checkpoint_request_id"));
+    assertEquals("9", data(app.api().checkpointRequest(token, "c1", 9)).getString("checkpoint_request_id"));
+    assertEquals(9, app.sql().count("SELECT write_checkpoint FROM ackpoint_write_checkpoints WHERE user_id = 'u1' AND client_id = 'c1'"));
   }
 
   @Test
   void suppliedIdsAcceptTheFullInt64RangeAsStrings() {
-    HttpResponse<Buffer> response = app.api.checkpointRequest(token, "c1", "9223372036854775807");
+    HttpResponse<Buffer> response = app.api().checkpointRequest(token, "c1", "9223372036854775807");
     assertEquals("9223372036854775807", data(response).getString("checkpoint_request_id"));
   }
 
   @Test
   void checkpointRequestSetsRequestedAt() {
-    app.api.checkpointRequest(token, "c1", "4");
-    assertEquals(1, app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE checkpoint_requested_at IS NOT NULL"));
+    app.api().checkpointRequest(token, "c1", "4");
+    assertEquals(1, app.sql().count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE checkpoint_requested_at IS NOT NULL"));
   }
 
   @Test
-  void usersDoNotShareCheckpoints(Vertx vertx) {
-    String other = TestKeys.token(vertx, "u2");
-    app.api.checkpointRequest(token, "c1", "8");
-    assertEquals("1", data(app.api.checkpointRequest(other, "c1", "1")).getString("checkpoint_request_id"));
-    assertEquals("1", data(app.api.writeCheckpoint2(other, "c9")).getString("write_checkpoint"));
+  void usersDoNotShareCheckpoints() {
+    String other = TestKeys.token("u2");
+    app.api().checkpointRequest(token, "c1", "8");
+    assertEquals("1", data(app.api().checkpointRequest(other, "c1", "1")).getString("checkpoint_request_id"));
+    assertEquals("1", data(app.api().writeCheckpoint2(other, "c9")).getString("write_checkpoint"));
   }
 
   @Test
-  void unknownPathIsAJson404(Vertx vertx) {
-    HttpResponse<Buffer> response = ApiClient.send(app.api.request(HttpMethod.GET, "/no/such/route"), null);
+  void unknownPathIsAJson404() {
+    HttpResponse<Buffer> response = ApiClient.send(app.api().request(HttpMethod.GET, "/no/such/route"), null);
     assertEquals(404, response.statusCode());
     assertEquals("ACK_NOT_FOUND", errorCode(response));
     assertEquals(404, response.bodyAsJsonObject().getJsonObject("error").getInteger("status"));
@@ -106,7 +93,7 @@ class CheckpointApiTest {
 
   @Test
   void wrongMethodIsAJson405() {
-    HttpResponse<Buffer> response = ApiClient.send(app.api.request(HttpMethod.DELETE, "/write-checkpoint2.json"), null);
+    HttpResponse<Buffer> response = ApiClient.send(app.api().request(HttpMethod.DELETE, "/write-checkpoint2.json"), null);
     assertEquals(405, response.statusCode());
     assertEquals("ACK_METHOD_NOT_ALLOWED", errorCode(response));
   }
@@ -115,41 +102,41 @@ class CheckpointApiTest {
   void oversizedBodyIs413AndStoresNothing() {
     String body = new JsonObject().put("client_id", "c1").put("checkpoint_request_id", "5")
         .put("padding", "x".repeat(20_000)).encode();
-    HttpResponse<Buffer> response = app.api.checkpointRequest(token, body);
+    HttpResponse<Buffer> response = app.api().checkpointRequest(token, body);
     assertEquals(413, response.statusCode());
     assertEquals("ACK_PAYLOAD_TOO_LARGE", errorCode(response));
-    assertEquals(0, app.sql.checkpointRows());
+    assertEquals(0, app.sql().checkpointRows());
   }
 
   @Test
   void nonJsonBodyIs400() {
-    HttpResponse<Buffer> response = app.api.checkpointRequest(token, "checkpoint_request_id=5");
+    HttpResponse<Buffer> response = app.api().checkpointRequest(token, "checkpoint_request_id=5");
     assertEquals(400, response.statusCode());
     assertEquals("ACK_INVALID_JSON", errorCode(response));
   }
 
   @Test
   void wrongContentTypeIs415() {
-    HttpResponse<Buffer> response = ApiClient.send(app.api.request(HttpMethod.POST, "/sync/checkpoint-request")
+    HttpResponse<Buffer> response = ApiClient.send(app.api().request(HttpMethod.POST, "/sync/checkpoint-request")
         .putHeader("Authorization", "Token " + token)
         .putHeader("content-type", "text/plain"), Buffer.buffer("{\"checkpoint_request_id\":\"5\"}"));
     assertEquals(415, response.statusCode());
-    assertEquals(0, app.sql.checkpointRows());
+    assertEquals(0, app.sql().checkpointRows());
   }
 
   @Test
   void livenessAndReadinessAnswerJson() {
-    HttpResponse<Buffer> live = ApiClient.send(app.api.request(HttpMethod.GET, "/probes/liveness"), null);
+    HttpResponse<Buffer> live = ApiClient.send(app.api().request(HttpMethod.GET, "/probes/liveness"), null);
     assertEquals(200, live.statusCode());
-    HttpResponse<Buffer> ready = ApiClient.send(app.api.request(HttpMethod.GET, "/probes/readiness"), null);
+    HttpResponse<Buffer> ready = ApiClient.send(app.api().request(HttpMethod.GET, "/probes/readiness"), null);
     assertEquals(200, ready.statusCode());
     assertEquals(true, data(ready).getBoolean("ready"));
   }
 
   @Test
   void metricsArePrometheusTextWithBatchesAndRequests() {
-    app.api.writeCheckpoint2(token, "c1");
-    HttpResponse<Buffer> response = ApiClient.send(app.api.request(HttpMethod.GET, "/metrics"), null);
+    app.api().writeCheckpoint2(token, "c1");
+    HttpResponse<Buffer> response = ApiClient.send(app.api().request(HttpMethod.GET, "/metrics"), null);
     assertEquals(200, response.statusCode());
     String text = response.bodyAsString();
     assertTrue(text.contains("ackpoint_batches_total{outcome=\"ok\"} 1.0"), text);
@@ -160,7 +147,7 @@ class CheckpointApiTest {
 
   @Test
   void whoamiAnswersTheTokensSubject() {
-    HttpResponse<Buffer> response = ApiClient.send(app.api.request(HttpMethod.GET, "/whoami").putHeader("Authorization", "Token " + token), null);
+    HttpResponse<Buffer> response = ApiClient.send(app.api().request(HttpMethod.GET, "/whoami").putHeader("Authorization", "Token " + token), null);
     assertEquals("u1", data(response).getString("user_id"));
   }
 }

@@ -15,7 +15,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-
 import static io.ackpoint.support.ApiClient.errorCode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,19 +1,12 @@
 package io.ackpoint.http;
 
-import io.ackpoint.Ackpoint;
 import io.ackpoint.config.AckpointConfig.QueueLimits;
-import io.ackpoint.support.ApiClient;
-import io.ackpoint.support.Await;
-import io.ackpoint.support.TestAckpoint;
-import io.ackpoint.support.TestDatabase;
 import io.ackpoint.support.RunningAckpoint;
 import io.ackpoint.support.StreamClient;
 import io.ackpoint.support.TestKeys;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import org.junit.jupiter.api.Test;

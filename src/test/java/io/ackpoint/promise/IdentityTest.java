@@ -1,15 +1,13 @@
 package io.ackpoint.promise;
 
-import io.ackpoint.support.RunningAckpoint;
+import io.ackpoint.support.AckpointExtension;
 import io.ackpoint.support.StreamClient;
 import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestKeys;
-import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static io.ackpoint.support.ApiClient.data;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -21,47 +19,36 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 @ExtendWith(VertxExtension.class)
 class IdentityTest {
 
-  private Vertx vertx;
-  private RunningAckpoint app;
-
-  @BeforeEach
-  void start(Vertx vertx) {
-    this.vertx = vertx;
-    app = RunningAckpoint.fresh(vertx, TestAckpoint::withFollower);
-  }
-
-  @AfterEach
-  void stop() {
-    app.close();
-  }
+  @RegisterExtension
+  final AckpointExtension app = AckpointExtension.with(TestAckpoint::withFollower);
 
   @Test
   void aSubWithASlashNeverSharesTheCounterOfAnotherSubsClient() {
-    String alice = TestKeys.token(vertx, "alice");
-    String alicePhone = TestKeys.token(vertx, "alice/phone");
-    assertEquals("1", data(app.api.writeCheckpoint2(alice, "phone")).getString("write_checkpoint"));
-    assertEquals("1", data(app.api.writeCheckpoint2(alicePhone, null)).getString("write_checkpoint"));
-    assertEquals("2", data(app.api.writeCheckpoint2(alice, "phone")).getString("write_checkpoint"));
-    assertEquals("2", data(app.api.writeCheckpoint2(alicePhone, null)).getString("write_checkpoint"));
+    String alice = TestKeys.token("alice");
+    String alicePhone = TestKeys.token("alice/phone");
+    assertEquals("1", data(app.api().writeCheckpoint2(alice, "phone")).getString("write_checkpoint"));
+    assertEquals("1", data(app.api().writeCheckpoint2(alicePhone, null)).getString("write_checkpoint"));
+    assertEquals("2", data(app.api().writeCheckpoint2(alice, "phone")).getString("write_checkpoint"));
+    assertEquals("2", data(app.api().writeCheckpoint2(alicePhone, null)).getString("write_checkpoint"));
   }
 
   @Test
   void aSuppliedIdNeverRaisesAnotherPrincipalsCheckpoint() {
-    String alice = TestKeys.token(vertx, "alice");
-    String alicePhone = TestKeys.token(vertx, "alice/phone");
-    assertEquals("3", data(app.api.checkpointRequest(alice, "phone", "3")).getString("checkpoint_request_id"));
-    assertEquals("1", data(app.api.checkpointRequest(alicePhone, null, "1")).getString("checkpoint_request_id"));
+    String alice = TestKeys.token("alice");
+    String alicePhone = TestKeys.token("alice/phone");
+    assertEquals("3", data(app.api().checkpointRequest(alice, "phone", "3")).getString("checkpoint_request_id"));
+    assertEquals("1", data(app.api().checkpointRequest(alicePhone, null, "1")).getString("checkpoint_request_id"));
   }
 
   @Test
   void aStreamOfASubWithASlashSeesOnlyItsOwnAcknowledgements() {
-    String alice = TestKeys.token(vertx, "alice");
-    String alicePhone = TestKeys.token(vertx, "alice/phone");
-    try (StreamClient impostor = StreamClient.syncStream(vertx, app.port(), alicePhone, null)) {
+    String alice = TestKeys.token("alice");
+    String alicePhone = TestKeys.token("alice/phone");
+    try (StreamClient impostor = StreamClient.syncStream(app.vertx(), app.port(), alicePhone, null)) {
       impostor.next();
       impostor.next();
-      data(app.api.checkpointRequest(alice, "phone", "40"));
-      data(app.api.checkpointRequest(alicePhone, null, "2"));
+      data(app.api().checkpointRequest(alice, "phone", "40"));
+      data(app.api().checkpointRequest(alicePhone, null, "2"));
       // The first acknowledgement this stream sees is its own 2, never alice's 40.
       assertEquals("2", impostor.nextMatching(line -> line.containsKey("checkpoint_diff"))
           .getJsonObject("checkpoint_diff").getString("write_checkpoint"));
@@ -74,21 +61,21 @@ class IdentityTest {
     long exp = java.time.Instant.now().getEpochSecond() + 600;
     String loneHigh = TestKeys.withRawClaims("{\"sub\":\"a\\ud800\",\"aud\":\"" + TestKeys.AUDIENCE + "\",\"exp\":" + exp + "}");
     String loneLow = TestKeys.withRawClaims("{\"sub\":\"a\\udc00\",\"aud\":\"" + TestKeys.AUDIENCE + "\",\"exp\":" + exp + "}");
-    assertEquals(401, app.api.writeCheckpoint2(loneHigh, null).statusCode());
-    assertEquals(401, app.api.writeCheckpoint2(loneLow, null).statusCode());
-    assertEquals(0, app.sql.checkpointRows());
+    assertEquals(401, app.api().writeCheckpoint2(loneHigh, null).statusCode());
+    assertEquals(401, app.api().writeCheckpoint2(loneLow, null).statusCode());
+    assertEquals(0, app.sql().checkpointRows());
   }
 
   @Test
   void clientIdsThatAreNotWellFormedPercentEncodedUtf8AreRefusedNotMerged() {
-    String token = TestKeys.token(vertx, "bytes");
+    String token = TestKeys.token("bytes");
     for (String query : new String[] {"client_id=%ED%A0%80", "client_id=%FF", "client_id=%", "client_id=%zz", "client_id=%C3"}) {
-      var response = io.ackpoint.support.ApiClient.send(app.api.request(io.vertx.core.http.HttpMethod.GET,
+      var response = io.ackpoint.support.ApiClient.send(app.api().request(io.vertx.core.http.HttpMethod.GET,
           "/write-checkpoint2.json?" + query).putHeader("Authorization", "Token " + token), null);
       assertEquals(400, response.statusCode(), query + ": " + response.bodyAsString());
       assertEquals("ACK_INVALID_QUERY", io.ackpoint.support.ApiClient.errorCode(response));
     }
-    assertEquals(0, app.sql.checkpointRows());
-    assertEquals("1", data(app.api.writeCheckpoint2(token, "caf\u00e9 \ud83d\ude00")).getString("write_checkpoint"));
+    assertEquals(0, app.sql().checkpointRows());
+    assertEquals("1", data(app.api().writeCheckpoint2(token, "caf\u00e9 \ud83d\ude00")).getString("write_checkpoint"));
   }
 }

@@ -1,11 +1,9 @@
 package io.ackpoint.promise;
 
-import io.ackpoint.support.ApiClient;
 import io.ackpoint.support.Await;
-import io.ackpoint.support.RunningAckpoint;
+import io.ackpoint.support.AckpointExtension;
 import io.ackpoint.support.TestKeys;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.json.JsonObject;
@@ -17,6 +15,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -33,22 +32,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(VertxExtension.class)
 class OneUserOneOutcomeTest {
 
-  private Vertx vertx;
-  private RunningAckpoint app;
+  @RegisterExtension
+  final AckpointExtension app = AckpointExtension.with(config -> config);
+
   private WebClient client;
 
   @BeforeEach
-  void start(Vertx vertx) {
-    this.vertx = vertx;
-    app = RunningAckpoint.fresh(vertx, config -> config);
-    client = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(app.port()),
+  void start() {
+    client = WebClient.create(app.vertx(), new WebClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(app.port()),
         new PoolOptions().setHttp1MaxSize(64));
   }
 
   @AfterEach
   void stop() {
     client.close();
-    app.close();
   }
 
   private Future<HttpResponse<Buffer>> generated(String token, String clientId) {
@@ -64,9 +61,9 @@ class OneUserOneOutcomeTest {
 
   @Test
   void aGeneratedCheckpointSentWithAStaleRequestIsStillANewId() {
-    String token = TestKeys.token(vertx, "mixer");
+    String token = TestKeys.token("mixer");
     for (int round = 0; round < 5; round++) {
-      long before = Long.parseLong(data(app.api.writeCheckpoint2(token, "c")).getString("write_checkpoint"));
+      long before = Long.parseLong(data(app.api().writeCheckpoint2(token, "c")).getString("write_checkpoint"));
       // Sent together, so that they share a batch: a stale supplied id and a generated one.
       Future<HttpResponse<Buffer>> stale = supplied(token, "c", "1");
       Future<HttpResponse<Buffer>> fresh = generated(token, "c");
@@ -80,14 +77,14 @@ class OneUserOneOutcomeTest {
 
   @Test
   void anExhaustedUserFailsAloneWith409AndOthersInItsBatchSucceed() {
-    String exhausted = TestKeys.token(vertx, "exhausted");
+    String exhausted = TestKeys.token("exhausted");
     assertEquals("9223372036854775807",
-        data(app.api.checkpointRequest(exhausted, "c", "9223372036854775807")).getString("checkpoint_request_id"));
+        data(app.api().checkpointRequest(exhausted, "c", "9223372036854775807")).getString("checkpoint_request_id"));
     for (int round = 0; round < 3; round++) {
       List<Future<HttpResponse<Buffer>>> others = new ArrayList<>();
       Future<HttpResponse<Buffer>> overflow = generated(exhausted, "c");
       for (int i = 0; i < 20; i++) {
-        others.add(generated(TestKeys.token(vertx, "bystander-" + i), "c"));
+        others.add(generated(TestKeys.token("bystander-" + i), "c"));
       }
       Await.result(Future.join(new ArrayList<>(others) {{ add(overflow); }}));
       assertEquals(409, overflow.result().statusCode(), overflow.result().bodyAsString());
@@ -96,16 +93,16 @@ class OneUserOneOutcomeTest {
         assertEquals(200, other.result().statusCode(), other.result().bodyAsString());
       }
     }
-    assertEquals(9223372036854775807L, app.sql.count(
+    assertEquals(9223372036854775807L, app.sql().count(
         "SELECT write_checkpoint FROM ackpoint_write_checkpoints WHERE user_id = 'exhausted'"), "nothing changed");
     // A supplied id for the exhausted user still answers what storage holds.
     assertEquals("9223372036854775807",
-        data(app.api.checkpointRequest(exhausted, "c", "5")).getString("checkpoint_request_id"));
+        data(app.api().checkpointRequest(exhausted, "c", "5")).getString("checkpoint_request_id"));
   }
 
   @Test
   void theAnswersOfConcurrentRequestsOfOneUserAreConsistentWithSomeSerialOrder() {
-    String token = TestKeys.token(vertx, "storm");
+    String token = TestKeys.token("storm");
     List<Future<HttpResponse<Buffer>>> generatedAnswers = new ArrayList<>();
     List<Future<HttpResponse<Buffer>>> all = new ArrayList<>();
     for (int i = 0; i < 40; i++) {
@@ -123,7 +120,7 @@ class OneUserOneOutcomeTest {
       max = Math.max(max, id);
       ids.add(id);
     }
-    long stored = app.sql.count("SELECT write_checkpoint FROM ackpoint_write_checkpoints WHERE user_id = 'storm'");
+    long stored = app.sql().count("SELECT write_checkpoint FROM ackpoint_write_checkpoints WHERE user_id = 'storm'");
     assertTrue(stored >= max, "the row holds at least every generated answer");
     assertTrue(ids.size() >= 1);
   }

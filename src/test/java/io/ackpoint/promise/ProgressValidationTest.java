@@ -2,17 +2,15 @@ package io.ackpoint.promise;
 
 import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.source.Lsn;
-import io.ackpoint.support.RunningAckpoint;
+import io.ackpoint.support.AckpointExtension;
 import io.ackpoint.support.StreamClient;
 import io.ackpoint.support.TestKeys;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,34 +22,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(VertxExtension.class)
 class ProgressValidationTest {
 
-  private Vertx vertx;
-  private RunningAckpoint app;
-  private String token;
-
-  @BeforeEach
-  void start(Vertx vertx) {
-    this.vertx = vertx;
-    app = RunningAckpoint.fresh(vertx, config -> config);
-    token = TestKeys.token(vertx, "u1");
-  }
-
-  @AfterEach
-  void stop() {
-    app.close();
-  }
+  @RegisterExtension
+  final AckpointExtension app = AckpointExtension.with(config -> config);
+  private final String token = TestKeys.token("u1");
 
   private void publish(Object body) {
-    vertx.eventBus().publish(TestAckpoint.ADDRESSES.replicationProgress(), body);
+    app.vertx().eventBus().publish(TestAckpoint.ADDRESSES.replicationProgress(), body);
   }
 
   private String currentPosition() {
-    return Lsn.format(app.sql.query("SELECT pg_current_wal_lsn()::text").iterator().next().getString(0));
+    return Lsn.format(app.sql().query("SELECT pg_current_wal_lsn()::text").iterator().next().getString(0));
   }
 
   @Test
   void garbageProgressIsRejectedAndLaterProgressStillAcknowledges() {
-    app.api.checkpointRequest(token, "c", "3");
-    try (StreamClient stream = StreamClient.syncStream(vertx, app.port(), token, "c")) {
+    app.api().checkpointRequest(token, "c", "3");
+    try (StreamClient stream = StreamClient.syncStream(app.vertx(), app.port(), token, "c")) {
       stream.next();
       stream.next();
       publish(new JsonObject().put("position", "zz/yy"));
@@ -71,19 +57,19 @@ class ProgressValidationTest {
 
   @Test
   void aPositionBeyondTheSourceHeadNeverMarksAnythingProcessed() {
-    app.api.checkpointRequest(token, "c", "3");
+    app.api().checkpointRequest(token, "c", "3");
     publish(new JsonObject().put("position", "FFFFFFFF/FFFFFFFF"));
     publish(new JsonObject().put("position", "7FFFFFFF/00000000"));
-    try (StreamClient stream = StreamClient.syncStream(vertx, app.port(), token, "other")) {
+    try (StreamClient stream = StreamClient.syncStream(app.vertx(), app.port(), token, "other")) {
       stream.next();
       stream.next();
       // A real position after the bogus ones: applied, so the bogus ones were dealt with before it.
-      app.api.checkpointRequest(token, "other", "1");
+      app.api().checkpointRequest(token, "other", "1");
       publish(new JsonObject().put("position", currentPosition()));
       stream.nextMatching(l -> l.containsKey("checkpoint_diff"));
     }
-    app.api.checkpointRequest(token, "c", "4");
-    assertEquals(1, app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NULL"),
+    app.api().checkpointRequest(token, "c", "4");
+    assertEquals(1, app.sql().count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NULL"),
         "the checkpoint stored after the real position is still pending");
   }
 }

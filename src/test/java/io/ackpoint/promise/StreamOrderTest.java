@@ -1,16 +1,14 @@
 package io.ackpoint.promise;
 
-import io.ackpoint.support.RunningAckpoint;
+import io.ackpoint.support.AckpointExtension;
 import io.ackpoint.support.StreamClient;
 import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestKeys;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Instant;
 
@@ -21,19 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(VertxExtension.class)
 class StreamOrderTest {
 
-  private Vertx vertx;
-  private RunningAckpoint app;
-
-  @BeforeEach
-  void start(Vertx vertx) {
-    this.vertx = vertx;
-    app = RunningAckpoint.fresh(vertx, TestAckpoint::withFollower);
-  }
-
-  @AfterEach
-  void stop() {
-    app.close();
-  }
+  @RegisterExtension
+  final AckpointExtension app = AckpointExtension.with(TestAckpoint::withFollower);
 
   private static long writeCheckpoint(JsonObject line) {
     JsonObject body = line.containsKey("checkpoint_diff") ? line.getJsonObject("checkpoint_diff") : line.getJsonObject("checkpoint");
@@ -42,22 +29,22 @@ class StreamOrderTest {
 
   @Test
   void duplicateRowsOfAnOlderInstallNeverMakeAStreamGoBackwards() {
-    String token = TestKeys.token(vertx, "dup");
-    app.api.checkpointRequest(token, "c", "1");
-    try (StreamClient stream = StreamClient.syncStream(vertx, app.port(), token, "c")) {
+    String token = TestKeys.token("dup");
+    app.api().checkpointRequest(token, "c", "1");
+    try (StreamClient stream = StreamClient.syncStream(app.vertx(), app.port(), token, "c")) {
       stream.next();
       stream.next();
       // An older install without the unique index, holding two pending rows of one user: 9, then 4.
-      app.sql.query("DROP INDEX IF EXISTS ackpoint_write_checkpoints_user_id_key");
-      app.sql.query("DROP INDEX IF EXISTS ackpoint_write_checkpoints_user_client_key");
-      app.sql.query("CREATE TEMP TABLE dup AS SELECT * FROM ackpoint_write_checkpoints");
-      app.sql.query("UPDATE dup SET id = nextval('ackpoint_write_checkpoints_id_seq'), write_checkpoint = 4");
-      app.sql.query("UPDATE ackpoint_write_checkpoints SET write_checkpoint = 9");
-      app.sql.query("INSERT INTO ackpoint_write_checkpoints SELECT * FROM dup");
-      app.sql.query("UPDATE ackpoint_write_checkpoints SET processed_at_lsn = NULL,"
+      app.sql().query("DROP INDEX IF EXISTS ackpoint_write_checkpoints_user_id_key");
+      app.sql().query("DROP INDEX IF EXISTS ackpoint_write_checkpoints_user_client_key");
+      app.sql().query("CREATE TEMP TABLE dup AS SELECT * FROM ackpoint_write_checkpoints");
+      app.sql().query("UPDATE dup SET id = nextval('ackpoint_write_checkpoints_id_seq'), write_checkpoint = 4");
+      app.sql().query("UPDATE ackpoint_write_checkpoints SET write_checkpoint = 9");
+      app.sql().query("INSERT INTO ackpoint_write_checkpoints SELECT * FROM dup");
+      app.sql().query("UPDATE ackpoint_write_checkpoints SET processed_at_lsn = NULL,"
           + " lsns = jsonb_build_object('1', '00000000/00000001')");
       // Another user's request forces a marker; its position acknowledges both rows at once.
-      app.api.checkpointRequest(TestKeys.token(vertx, "other"), "c", "1");
+      app.api().checkpointRequest(TestKeys.token("other"), "c", "1");
       long highest = 0;
       long seen;
       do {
@@ -65,7 +52,7 @@ class StreamOrderTest {
         assertTrue(seen > highest, "went from " + highest + " to " + seen);
         highest = seen;
         if (seen == 9) {
-          app.api.checkpointRequest(token, "c", "10");
+          app.api().checkpointRequest(token, "c", "10");
         }
       } while (seen < 10);
     }
@@ -74,8 +61,8 @@ class StreamOrderTest {
   @Test
   void aStreamEndingAtTokenExpiryFirstTellsTheClientItsTokenExpired() {
     long now = Instant.now().getEpochSecond();
-    String shortLived = TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, TestKeys.claims("brief").put("exp", now + 2));
-    try (StreamClient stream = StreamClient.syncStream(vertx, app.port(), shortLived, "c")) {
+    String shortLived = TestKeys.sign(app.vertx(), TestKeys.KID, TestKeys.SECRET, TestKeys.claims("brief").put("exp", now + 2));
+    try (StreamClient stream = StreamClient.syncStream(app.vertx(), app.port(), shortLived, "c")) {
       stream.next();
       stream.next();
       JsonObject last = stream.nextMatching(l -> l.containsKey("token_expires_in"));

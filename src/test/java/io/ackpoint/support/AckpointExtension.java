@@ -8,6 +8,7 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 /**
@@ -24,6 +25,7 @@ import java.util.function.UnaryOperator;
 public final class AckpointExtension implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
 
   private final UnaryOperator<JsonObject> customize;
+  private Consumer<Sql> prepare = sql -> { };
   private boolean perClass;
   private Vertx vertx;
   private RunningAckpoint running;
@@ -39,6 +41,12 @@ public final class AckpointExtension implements BeforeAllCallback, AfterAllCallb
 
   public static AckpointExtension plain() {
     return with(config -> config);
+  }
+
+  /** Runs {@code prepare} on the fresh database before Ackpoint starts on it (tables of the application, say). */
+  public AckpointExtension preparing(Consumer<Sql> prepare) {
+    this.prepare = prepare;
+    return this;
   }
 
   @Override
@@ -68,7 +76,11 @@ public final class AckpointExtension implements BeforeAllCallback, AfterAllCallb
 
   private void start() {
     vertx = Vertx.vertx();
-    running = RunningAckpoint.fresh(vertx, customize);
+    String database = TestDatabase.freshDatabase();
+    try (Sql setup = new Sql(vertx, database)) {
+      prepare.accept(setup);
+    }
+    running = RunningAckpoint.on(vertx, database, customize);
   }
 
   private void stop() {
@@ -87,6 +99,14 @@ public final class AckpointExtension implements BeforeAllCallback, AfterAllCallb
 
   public RunningAckpoint running() {
     return running;
+  }
+
+  public io.ackpoint.Ackpoint ackpoint() {
+    return running.ackpoint;
+  }
+
+  public String database() {
+    return running.database;
   }
 
   public Vertx vertx() {

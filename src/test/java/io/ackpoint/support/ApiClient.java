@@ -8,7 +8,6 @@ import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 
-
 /** A PowerSync-like HTTP client of a running Ackpoint, over a real socket. Calls block the test thread only. */
 public final class ApiClient {
 

@@ -8,7 +8,6 @@ import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
 
-
 /** Direct SQL on a test database, to look at what Ackpoint stored. */
 public final class Sql implements AutoCloseable {
 

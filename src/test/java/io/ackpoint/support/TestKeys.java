@@ -38,6 +38,11 @@ public final class TestKeys {
     return sign(vertx, KID, SECRET, claims(sub));
   }
 
+  /** A valid token for {@code sub}, expiring in an hour, signed without a Vert.x instance. */
+  public static String token(String sub) {
+    return handMade(new JsonObject().put("alg", "HS256").put("typ", "JWT").put("kid", KID), claims(sub), SECRET);
+  }
+
   public static JsonObject claims(String sub) {
     long now = Instant.now().getEpochSecond();
     return new JsonObject().put("sub", sub).put("aud", AUDIENCE).put("iat", now).put("exp", now + 3600);
