@@ -57,8 +57,10 @@ public final class Main {
     LOG.info("stopping: no new connections, ending streams, finishing in-flight batches");
     int status = 0;
     try {
-      ackpoint.close().await(30, TimeUnit.SECONDS);
-      vertx.close().await(10, TimeUnit.SECONDS);
+      // Bounded as a whole, so that an orchestrator's grace period (30 s by default) is not overrun.
+      long deadline = System.nanoTime() + config.shutdownTimeout().toNanos();
+      ackpoint.close().await(config.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      vertx.close().await(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (Exception e) {
       LOG.warn("unclean stop", e);
       status = 1;

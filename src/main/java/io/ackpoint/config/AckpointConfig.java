@@ -19,7 +19,8 @@ public record AckpointConfig(
     CheckpointsConfig checkpoints,
     CompactionConfig compaction,
     String adminToken,
-    String eventBusPrefix) {
+    String eventBusPrefix,
+    Duration shutdownTimeout) {
 
   public record HttpConfig(boolean enabled, String host, int port, int instances, int eventLoops, int bodyLimit,
                            List<String> corsAllowedOrigins,
@@ -110,7 +111,7 @@ public record AckpointConfig(
   /** This configuration with the embedded database's URI filled in wherever the embedded one is used. */
   public AckpointConfig withEmbeddedUri(String uri) {
     return new AckpointConfig(http, auth, source.withEmbeddedUri(uri), storage.withEmbeddedUri(uri), embedded, batching,
-        replication, acknowledgement, checkpoints, compaction, adminToken, eventBusPrefix);
+        replication, acknowledgement, checkpoints, compaction, adminToken, eventBusPrefix, shutdownTimeout);
   }
 
   /** True when either side runs on the embedded PostgreSQL, which must then be started first. */

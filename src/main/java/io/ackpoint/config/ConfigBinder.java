@@ -75,7 +75,8 @@ final class ConfigBinder {
         checkpoints(r),
         new CompactionConfig(positive(r, "compaction.interval"), r.integer("compaction.batch_size", 1, 100_000)),
         r.string("admin.token"),
-        eventBusPrefix(r));
+        eventBusPrefix(r),
+        positive(r, "shutdown.timeout"));
   }
 
   private static String eventBusPrefix(ConfigReader r) {

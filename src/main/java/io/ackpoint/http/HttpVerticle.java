@@ -36,7 +36,8 @@ public final class HttpVerticle extends VerticleBase {
 
   /**
    * Streams never end by themselves: they end first; then in-flight requests finish (their batches
-   * still run) for a bounded time while no new connection is accepted.
+   * still run) while no new connection is accepted, for at most half of {@code shutdown.timeout}:
+   * the batcher, undeployed next, needs the rest to drain.
    */
   @Override
   public Future<?> stop() {
@@ -44,7 +45,7 @@ public final class HttpVerticle extends VerticleBase {
       return Future.succeededFuture();
     }
     api.endStreams();
-    Future<Void> closed = server == null ? Future.succeededFuture() : server.shutdown(10, TimeUnit.SECONDS);
+    Future<Void> closed = server == null ? Future.succeededFuture() : server.shutdown(settings.config().shutdownTimeout().toMillis() / 2, TimeUnit.MILLISECONDS);
     return closed.eventually(api::close);
   }
 }
