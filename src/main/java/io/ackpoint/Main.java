@@ -41,7 +41,9 @@ public final class Main {
     try {
       ackpoint = Ackpoint.deploy(vertx, options).await(120, TimeUnit.SECONDS);
     } catch (Exception e) {
-      LOG.error("Ackpoint failed to start", e);
+      // One line an operator can act on: what failed, and where; the trace only for debugging.
+      System.err.println("ackpoint: could not start: " + reason(e));
+      LOG.debug("start-up failure", e);
       vertx.close().await(10, TimeUnit.SECONDS);
       System.exit(1);
       return;
@@ -66,5 +68,12 @@ public final class Main {
       status = 1;
     }
     System.exit(status);
+  }
+
+  private static String reason(Throwable failure) {
+    Throwable e = failure instanceof java.util.concurrent.TimeoutException ? failure
+        : failure.getCause() != null && failure.getMessage() == null ? failure.getCause() : failure;
+    return e instanceof java.util.concurrent.TimeoutException ? "start-up did not complete within 120 s"
+        : e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
   }
 }

@@ -38,6 +38,7 @@ public final class AckEngine {
   private String observed = "";
   private String latest = "";
   private boolean applying;
+  private boolean stopped;
   private Future<Void> customStores = Future.succeededFuture();
 
   public AckEngine(Vertx vertx, CheckpointStorage storage, PositionFormat positions, String reachedAddress,
@@ -52,6 +53,11 @@ public final class AckEngine {
   /** The checkpoint sequence number of the last applied position (0 before the first). */
   public long checkpoint() {
     return checkpoints.current();
+  }
+
+  /** No statement is started after this: the storage the engine uses is about to close. */
+  void stop() {
+    stopped = true;
   }
 
   public void observe(String position) {
@@ -78,6 +84,9 @@ public final class AckEngine {
   }
 
   private void apply() {
+    if (stopped) {
+      return;
+    }
     applying = true;
     String target = latest;
     long started = System.nanoTime();
@@ -85,7 +94,9 @@ public final class AckEngine {
       if (ar.failed()) {
         // Nothing was marked; the same position (or a later one) is applied again shortly.
         LOG.warn("could not apply replication position {}: {}", target, ar.cause().getMessage());
-        vertx.setTimer(RETRY_MS, id -> apply());
+        if (!stopped) {
+          vertx.setTimer(RETRY_MS, id -> apply());
+        }
         return;
       }
       try {

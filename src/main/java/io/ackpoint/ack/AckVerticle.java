@@ -69,6 +69,12 @@ public final class AckVerticle extends VerticleBase {
         bus.localConsumer(addresses.headAwait(), this::awaitHead).completion());
   }
 
+  @Override
+  public Future<?> stop() {
+    engine.stop();
+    return Future.succeededFuture();
+  }
+
   private static long checkInterval(Duration timeout) {
     return Math.max(100, Math.min(timeout.toMillis() / 4, 5_000));
   }

@@ -59,11 +59,19 @@ final class ConfigBinder {
           + " a loopback address (127.x.x.x, ::1, localhost), and http.host is " + http.host()
           + ": configure your own keys in auth.jwks or auth.jwks_uri");
     }
+    DatabaseConfig source = database(r, "source");
+    DatabaseConfig storage = database(r, "storage");
+    if ((source.type() == DatabaseType.EMBEDDED) != (storage.type() == DatabaseType.EMBEDDED)) {
+      throw new ConfigException("source.type", "is " + name(source.type()) + " while storage.type is " + name(storage.type())
+          + ": the source is the application's own database, whose replication Ackpoint follows (set source.type and"
+          + " source.uri to it); storage is where Ackpoint keeps its checkpoints (the same database or another one)."
+          + " The embedded database is for trying Ackpoint out, as source and storage together");
+    }
     return new AckpointConfig(
         http,
         auth,
-        database(r, "source"),
-        database(r, "storage"),
+        source,
+        storage,
         new EmbeddedConfig(Path.of(r.string("embedded.data_dir")), r.integer("embedded.port", 0, 65535)),
         new BatchingConfig(r.bool("batching.enabled"), r.integer("batching.max_in_flight_batches", 1, 64),
             r.integer("batching.max_pending", 1, 10_000_000), positive(r, "batching.request_timeout")),
@@ -77,6 +85,10 @@ final class ConfigBinder {
         r.string("admin.token"),
         eventBusPrefix(r),
         positive(r, "shutdown.timeout"));
+  }
+
+  private static String name(DatabaseType type) {
+    return type.name().toLowerCase(Locale.ROOT);
   }
 
   private static String eventBusPrefix(ConfigReader r) {

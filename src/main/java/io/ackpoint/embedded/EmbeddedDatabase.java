@@ -2,6 +2,8 @@ package io.ackpoint.embedded;
 
 import io.ackpoint.config.AckpointConfig.EmbeddedConfig;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,6 +16,8 @@ import java.nio.file.Path;
  */
 public final class EmbeddedDatabase implements AutoCloseable {
 
+  private static final Logger LOG = LoggerFactory.getLogger(EmbeddedDatabase.class);
+
   private final EmbeddedPostgres postgres;
 
   private EmbeddedDatabase(EmbeddedPostgres postgres) {
@@ -24,6 +28,8 @@ public final class EmbeddedDatabase implements AutoCloseable {
     try {
       Path dataDir = config.dataDir().toAbsolutePath();
       Files.createDirectories(dataDir);
+      LeftoverServer.stopIfRunning(dataDir);
+      LOG.info("starting the embedded PostgreSQL in {}", dataDir);
       EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
           .setDataDirectory(dataDir)
           .setCleanDataDirectory(false)

@@ -30,7 +30,10 @@ public final class HttpVerticle extends VerticleBase {
           .setPort(settings.config().http().port())
           .setCompressionSupported(false)
           .setTcpNoDelay(true));
-      return server.requestHandler(api.router()).invalidRequestHandler(HttpApi::invalidRequest).listen();
+      String where = settings.config().http().host() + ":" + settings.config().http().port();
+      return server.requestHandler(api.router()).invalidRequestHandler(HttpApi::invalidRequest).listen()
+          .recover(e -> Future.failedFuture(new IllegalStateException(
+              "could not listen on " + where + " (http.host, http.port): " + e.getMessage(), e)));
     });
   }
 

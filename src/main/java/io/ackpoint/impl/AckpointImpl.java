@@ -147,7 +147,8 @@ public final class AckpointImpl implements Ackpoint {
   private static Future<Void> migrate(Vertx vertx, AckpointConfig config) {
     Pool pool = PgPools.forMigrations(vertx, config.storage());
     return PgMigrations.migrate(pool)
-        .recover(e -> Future.failedFuture(AckpointError.STORAGE_UNAVAILABLE.exception(e)))
+        .recover(e -> Future.failedFuture(AckpointError.STORAGE_UNAVAILABLE.exception("storage at "
+            + PgPools.redacted(config.storage().uri()) + " (storage.uri) could not be prepared: " + PgPools.explain(e))))
         .eventually(pool::close)
         .mapEmpty();
   }

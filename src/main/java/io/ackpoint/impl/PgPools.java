@@ -64,4 +64,19 @@ public final class PgPools {
     PoolOptions pool = new PoolOptions().setMaxSize(maxSize).setName(name);
     return PgBuilder.pool().with(pool).with(transport).connectingTo(connect).using(vertx).build();
   }
+
+  /** {@code uri} without its password, for messages and logs. */
+  static String redacted(String uri) {
+    return uri.replaceFirst("(://[^:/@]+):[^@/]*@", "$1:***@");
+  }
+
+  /** A database failure in one line, with what to do about the usual ones. */
+  static String explain(Throwable failure) {
+    String message = failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage();
+    if (failure instanceof io.vertx.pgclient.PgException pg && "42501".equals(pg.getSqlState())) {
+      return message + " (Ackpoint creates its tables at start-up: its role needs CREATE on the schema public,"
+          + " which PostgreSQL 15 and later grant only to the database owner: GRANT CREATE ON SCHEMA public TO the role)";
+    }
+    return message;
+  }
 }

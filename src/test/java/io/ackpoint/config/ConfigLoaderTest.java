@@ -44,6 +44,8 @@ class ConfigLoaderTest {
         "ACKPOINT_AUTH_AUDIENCE", "x, y",
         "ACKPOINT_STORAGE_TYPE", "postgresql",
         "ACKPOINT_STORAGE_URI", "postgresql://db/ackpoint",
+        "ACKPOINT_SOURCE_TYPE", "postgresql",
+        "ACKPOINT_SOURCE_URI", "postgresql://app/db",
         "ACKPOINT_AUTH_CLOCK_SKEW", "5s"));
     assertEquals(9191, config.http().port());
     assertEquals(17, config.http().checkpointing().maxQueueDepth());
@@ -52,6 +54,15 @@ class ConfigLoaderTest {
     assertEquals(AckpointConfig.DatabaseType.POSTGRESQL, config.storage().type());
     assertEquals("postgresql://db/ackpoint", config.storage().uri());
     assertEquals(Duration.ofSeconds(5), config.auth().clockSkew());
+  }
+
+  @Test
+  void anExternalStorageWithTheEmbeddedSourceIsRefusedExplainingWhichIsWhich() {
+    ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(
+        "ACKPOINT_STORAGE_TYPE", "postgresql", "ACKPOINT_STORAGE_URI", "postgresql://db/ackpoint")));
+    assertTrue(e.getMessage().contains("source.type") && e.getMessage().contains("the application's own database"), e.getMessage());
+    assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(
+        "ACKPOINT_SOURCE_TYPE", "postgresql", "ACKPOINT_SOURCE_URI", "postgresql://app/db")));
   }
 
   @Test

@@ -1,0 +1,65 @@
+package io.ackpoint.embedded;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The embedded PostgreSQL outlives an Ackpoint killed with SIGKILL (nothing stops it then), and a
+ * server still running on the data directory makes the next start fail. This finds such a server by
+ * the data directory's {@code postmaster.pid} and stops it the way PostgreSQL asks to be stopped
+ * quickly and safely (SIGINT, a fast shutdown: committed data is kept), so that a restart recovers by
+ * itself. A pid file whose process is gone, or is not PostgreSQL, is left for PostgreSQL to handle.
+ */
+final class LeftoverServer {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LeftoverServer.class);
+  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+
+  private LeftoverServer() {
+  }
+
+  static void stopIfRunning(Path dataDir) throws IOException {
+    Optional<ProcessHandle> server = find(dataDir);
+    if (server.isEmpty()) {
+      return;
+    }
+    long pid = server.get().pid();
+    LOG.warn("an embedded PostgreSQL left running on {} by an earlier Ackpoint (pid {}) is stopped first", dataDir, pid);
+    Process kill = new ProcessBuilder("kill", "-INT", Long.toString(pid)).inheritIO().start();
+    try {
+      kill.waitFor(10, TimeUnit.SECONDS);
+      server.get().onExit().get(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while stopping the PostgreSQL left running on " + dataDir, e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IOException("the PostgreSQL left running on " + dataDir + " (pid " + pid + ") did not stop within "
+          + STOP_TIMEOUT.toSeconds() + " s; stop it, then start Ackpoint again", e);
+    }
+  }
+
+  private static Optional<ProcessHandle> find(Path dataDir) throws IOException {
+    Path pidFile = dataDir.resolve("postmaster.pid");
+    if (!Files.exists(pidFile)) {
+      return Optional.empty();
+    }
+    List<String> lines = Files.readAllLines(pidFile);
+    if (lines.size() < 2 || !lines.get(0).trim().matches("\\d{1,10}")
+        || !Path.of(lines.get(1).trim()).toAbsolutePath().equals(dataDir.toAbsolutePath())) {
+      return Optional.empty();
+    }
+    return ProcessHandle.of(Long.parseLong(lines.get(0).trim()))
+        .filter(ProcessHandle::isAlive)
+        .filter(p -> p.info().command().map(c -> c.endsWith("postgres")).orElse(false));
+  }
+}

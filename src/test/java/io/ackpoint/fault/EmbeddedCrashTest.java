@@ -1,0 +1,63 @@
+package io.ackpoint.fault;
+
+import io.ackpoint.support.AckpointProcess;
+import io.ackpoint.support.TestAckpoint;
+import io.ackpoint.support.TestKeys;
+import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The runnable service on its embedded default, killed with SIGKILL: its PostgreSQL outlives it, and
+ * the next start recovers by itself and continues every sequence. Start-up failures are one line.
+ */
+class EmbeddedCrashTest {
+
+  private static Map<String, String> env(Path dataDir, int port) {
+    return Map.of("ACKPOINT_CONFIG", "conf/ackpoint.yaml", "ACKPOINT_HTTP_PORT", Integer.toString(port),
+        "ACKPOINT_EMBEDDED_DATA_DIR", dataDir.toString());
+  }
+
+  private static String writeCheckpoint(AckpointProcess ackpoint, String token) throws Exception {
+    var response = ackpoint.get("/write-checkpoint2.json?client_id=c", token);
+    assertEquals(200, response.statusCode(), response.body());
+    return new JsonObject(response.body()).getJsonObject("data").getString("write_checkpoint");
+  }
+
+  @Test
+  void aRestartAfterSigkillStopsTheLeftoverDatabaseAndContinues(@TempDir Path dataDir) throws Exception {
+    String token = TestKeys.handMade(new JsonObject().put("alg", "HS256").put("kid", "dev"),
+        TestKeys.claims("crash").put("aud", "ackpoint"), "iJoVKTbQkCatM5bOb3GMzH-irPqiv-EwBnI_6EVtkv0");
+    int port = TestAckpoint.freePort();
+    AckpointProcess first = AckpointProcess.startReady(env(dataDir, port));
+    assertEquals("1", writeCheckpoint(first, token));
+    first.kill();
+    assertTrue(Files.exists(dataDir.resolve("postmaster.pid")), "the embedded PostgreSQL outlived the killed JVM");
+
+    try (AckpointProcess second = AckpointProcess.startReady(env(dataDir, port))) {
+      assertEquals("2", writeCheckpoint(second, token));
+      assertTrue(second.log().contains("left running"), second.log());
+      assertEquals(0, second.stop(), "SIGTERM stops gracefully with status 0");
+    }
+  }
+
+  @Test
+  void anUnreachableDatabaseIsOneLineAndANonZeroExit() throws Exception {
+    String unreachable = "postgresql://ackpoint:secret@127.0.0.1:" + TestAckpoint.freePort() + "/nothing";
+    AckpointProcess failed = AckpointProcess.start(Map.of("ACKPOINT_CONFIG", "conf/ackpoint.yaml",
+        "ACKPOINT_HTTP_PORT", Integer.toString(TestAckpoint.freePort()),
+        "ACKPOINT_SOURCE_TYPE", "postgresql", "ACKPOINT_SOURCE_URI", unreachable,
+        "ACKPOINT_STORAGE_TYPE", "postgresql", "ACKPOINT_STORAGE_URI", unreachable));
+    assertEquals(1, failed.awaitExit());
+    String log = failed.log();
+    assertTrue(log.contains("ackpoint: could not start: storage at postgresql://ackpoint:***@127.0.0.1:"), log);
+    assertTrue(!log.contains("secret") && !log.contains("\tat "), "no password, no stack trace: " + log);
+  }
+}

@@ -1,0 +1,112 @@
+package io.ackpoint.support;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Ackpoint as a process of its own ({@code io.ackpoint.Main} on this test run's class path), for
+ * what only a process can show: how it starts, how it dies, what its next start finds.
+ */
+public final class AckpointProcess implements AutoCloseable {
+
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  private final Process process;
+  private final int port;
+  private final Path log;
+
+  private AckpointProcess(Process process, int port, Path log) {
+    this.process = process;
+    this.port = port;
+    this.log = log;
+  }
+
+  /** Starts Main with {@code env} (on top of this process's) and waits until it is ready. */
+  public static AckpointProcess startReady(Map<String, String> env) throws IOException, InterruptedException {
+    AckpointProcess started = start(env);
+    started.awaitReady(Duration.ofSeconds(120));
+    return started;
+  }
+
+  public static AckpointProcess start(Map<String, String> env) throws IOException {
+    Path log = Files.createTempFile("ackpoint-process", ".log");
+    ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), "io.ackpoint.Main")
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile());
+    builder.environment().putAll(env);
+    return new AckpointProcess(builder.start(), Integer.parseInt(env.get("ACKPOINT_HTTP_PORT")), log);
+  }
+
+  /** Polls the readiness probe: a separate process gives nothing else to await. */
+  public void awaitReady(Duration timeout) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new AssertionError("Ackpoint exited with " + process.exitValue() + ": " + log());
+      }
+      try {
+        if (get("/probes/readiness").statusCode() == 200) {
+          return;
+        }
+      } catch (IOException notListeningYet) {
+        // keep polling
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("Ackpoint was not ready within " + timeout.toSeconds() + " s: " + log());
+  }
+
+  public HttpResponse<String> get(String path) throws IOException, InterruptedException {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  public HttpResponse<String> get(String path, String token) throws IOException, InterruptedException {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .header("Authorization", "Token " + token).timeout(Duration.ofSeconds(30)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** SIGKILL: nothing of Ackpoint runs after it, as after a crash or an OOM kill. */
+  public void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(30, TimeUnit.SECONDS);
+  }
+
+  /** SIGTERM, then its exit status. */
+  public int stop() throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(60, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new AssertionError("Ackpoint did not stop within 60 s of SIGTERM");
+    }
+    return process.exitValue();
+  }
+
+  public int awaitExit() throws InterruptedException {
+    if (!process.waitFor(120, TimeUnit.SECONDS)) {
+      throw new AssertionError("Ackpoint did not exit");
+    }
+    return process.exitValue();
+  }
+
+  public String log() throws IOException {
+    return Files.readString(log);
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    if (process.isAlive()) {
+      stop();
+    }
+  }
+}
