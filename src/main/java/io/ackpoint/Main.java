@@ -6,6 +6,10 @@ import io.ackpoint.config.ConfigLoader;
 import io.ackpoint.impl.AckpointImpl;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,8 +39,16 @@ public final class Main {
       System.exit(2);
       return;
     }
+    Logging.configure(config.log());
 
-    Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(AckpointImpl.eventLoops(config)));
+    // One registry for everything: Vert.x's own metrics (JVM, pools, event bus, HTTP server) and Ackpoint's.
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    options.setMeterRegistry(registry);
+    Vertx vertx = Vertx.builder()
+        .with(new VertxOptions().setEventLoopPoolSize(AckpointImpl.eventLoops(config))
+            .setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true).setJvmMetricsEnabled(true)))
+        .withMetrics(new MicrometerMetricsFactory(registry))
+        .build();
     Ackpoint ackpoint;
     try {
       ackpoint = Ackpoint.deploy(vertx, options).await(120, TimeUnit.SECONDS);

@@ -32,6 +32,8 @@ public final class TokenTool {
       System.exit(2);
       return;
     }
+    // The token is the only thing on standard output.
+    Logging.configure(new AckpointConfig.LogConfig("error", AckpointConfig.LogFormat.TEXT, false));
     JsonObject key = config.auth().jwks().getJsonArray("keys", new JsonArray()).stream()
         .filter(k -> k instanceof JsonObject jwk && "oct".equals(jwk.getValue("kty")))
         .map(k -> (JsonObject) k)

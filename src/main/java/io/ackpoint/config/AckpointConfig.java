@@ -20,7 +20,9 @@ public record AckpointConfig(
     CompactionConfig compaction,
     String adminToken,
     String eventBusPrefix,
-    Duration shutdownTimeout) {
+    Duration shutdownTimeout,
+    LogConfig log,
+    int metricsPort) {
 
   public record HttpConfig(boolean enabled, String host, int port, int instances, int eventLoops, int bodyLimit,
                            List<String> corsAllowedOrigins,
@@ -98,6 +100,12 @@ public record AckpointConfig(
   public record CheckpointsConfig(CheckpointMode mode, Duration requestRetention, CustomTable custom) {
   }
 
+  public enum LogFormat { TEXT, JSON }
+
+  /** The runnable service's logging: a level, text or JSON lines, and whether each request is logged. */
+  public record LogConfig(String level, LogFormat format, boolean access) {
+  }
+
   public record CompactionConfig(Duration interval, int batchSize) {
   }
 
@@ -111,7 +119,7 @@ public record AckpointConfig(
   /** This configuration with the embedded database's URI filled in wherever the embedded one is used. */
   public AckpointConfig withEmbeddedUri(String uri) {
     return new AckpointConfig(http, auth, source.withEmbeddedUri(uri), storage.withEmbeddedUri(uri), embedded, batching,
-        replication, acknowledgement, checkpoints, compaction, adminToken, eventBusPrefix, shutdownTimeout);
+        replication, acknowledgement, checkpoints, compaction, adminToken, eventBusPrefix, shutdownTimeout, log, metricsPort);
   }
 
   /** True when either side runs on the embedded PostgreSQL, which must then be started first. */

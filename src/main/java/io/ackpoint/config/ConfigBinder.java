@@ -11,6 +11,8 @@ import io.ackpoint.config.AckpointConfig.DatabaseConfig;
 import io.ackpoint.config.AckpointConfig.DatabaseType;
 import io.ackpoint.config.AckpointConfig.EmbeddedConfig;
 import io.ackpoint.config.AckpointConfig.HttpConfig;
+import io.ackpoint.config.AckpointConfig.LogConfig;
+import io.ackpoint.config.AckpointConfig.LogFormat;
 import io.ackpoint.config.AckpointConfig.QueueLimits;
 import io.ackpoint.config.AckpointConfig.ReplicationConfig;
 import io.vertx.core.json.JsonArray;
@@ -84,7 +86,22 @@ final class ConfigBinder {
         new CompactionConfig(positive(r, "compaction.interval"), r.integer("compaction.batch_size", 1, 100_000)),
         r.string("admin.token"),
         eventBusPrefix(r),
-        positive(r, "shutdown.timeout"));
+        positive(r, "shutdown.timeout"),
+        log(r),
+        r.integer("metrics.port", 0, 65535));
+  }
+
+  private static LogConfig log(ConfigReader r) {
+    String level = r.string("log.level").toLowerCase(Locale.ROOT);
+    if (!level.matches("error|warn|info|debug|trace")) {
+      throw new ConfigException("log.level", "must be one of error, warn, info, debug, trace");
+    }
+    LogFormat format = switch (r.string("log.format").toLowerCase(Locale.ROOT)) {
+      case "text" -> LogFormat.TEXT;
+      case "json" -> LogFormat.JSON;
+      default -> throw new ConfigException("log.format", "must be text or json");
+    };
+    return new LogConfig(level, format, r.bool("log.access"));
   }
 
   private static String name(DatabaseType type) {

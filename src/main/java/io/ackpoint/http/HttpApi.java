@@ -62,6 +62,7 @@ public final class HttpApi {
   private static Router router(Vertx vertx, HttpSettings settings, AckSubscribers subscribers, Authenticator authenticator) {
     AckpointConfig config = settings.config();
     Router router = Router.router(vertx);
+    router.route().handler(new RequestLog(config.log().access()));
     router.route().handler(ctx -> measure(ctx, settings.listener()));
     router.route().handler(Cors.handler(config.http().corsAllowedOrigins()));
     router.route().handler(new StrictQuery());
@@ -87,10 +88,8 @@ public final class HttpApi {
     // cost of HTTP and JWT verification alone.
     router.get("/whoami").handler(authentication)
         .handler(ctx -> Responses.data(ctx.response(), new JsonObject().put("user_id", Authentication.user(ctx).userId())));
-    if (settings.metricsText() != null) {
-      router.get("/metrics").handler(ctx -> ctx.response()
-          .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
-          .end(settings.metricsText().get()));
+    if (settings.metricsText() != null && config.metricsPort() == 0) {
+      router.get("/metrics").handler(MetricsVerticle.handler(settings.metricsText()));
     }
 
     ProbeRoutes probes = new ProbeRoutes(vertx.eventBus(), settings.addresses());
@@ -146,7 +145,7 @@ public final class HttpApi {
   private static void internalError(RoutingContext ctx) {
     Throwable failure = ctx.failure();
     if (!(failure instanceof io.ackpoint.AckpointException)) {
-      LOG.error("unexpected failure on {} {}", ctx.request().method(), ctx.request().path(), failure);
+      RequestLog.withId(ctx, () -> LOG.error("unexpected failure on {} {}", ctx.request().method(), ctx.request().path(), failure));
     }
     Responses.error(ctx.response(), failure);
   }

@@ -17,6 +17,7 @@ import io.ackpoint.http.HttpApi;
 import io.ackpoint.http.HttpQueues;
 import io.ackpoint.http.HttpSettings;
 import io.ackpoint.http.HttpVerticle;
+import io.ackpoint.http.MetricsVerticle;
 import io.ackpoint.metrics.AckpointMetrics;
 import io.ackpoint.source.PgReplicationSource;
 import io.ackpoint.source.ReplicationFollowerVerticle;
@@ -25,9 +26,6 @@ import io.ackpoint.storage.CheckpointStorage;
 import io.ackpoint.storage.PgCheckpointStorage;
 import io.ackpoint.storage.PgMigrations;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.DeploymentOptions;
@@ -102,12 +100,13 @@ public final class AckpointImpl implements Ackpoint {
     return new AckpointImpl(vertx, config, metrics, http, embedded, databases, new PgCheckpointStorage(databases.storage()), source);
   }
 
+  /**
+   * Ackpoint's own registry, when the application gives none. JVM, pool and event-bus metrics come
+   * from the Vert.x instance's own metrics (vertx-micrometer-metrics), which the runnable service
+   * turns on with the same registry; an embedding application decides that for its Vert.x.
+   */
   private static MeterRegistry ownRegistry() {
-    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    new JvmMemoryMetrics().bindTo(registry);
-    new JvmGcMetrics().bindTo(registry);
-    new ProcessorMetrics().bindTo(registry);
-    return registry;
+    return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   }
 
   private Future<Void> deployVerticles() {
@@ -116,10 +115,14 @@ public final class AckpointImpl implements Ackpoint {
         .compose(v -> deploy(new AckVerticle(storage, source, config.acknowledgement(), config.replication(), metrics, addresses)));
     if (config.replication().follower()) {
       chain = chain.compose(v -> deploy(new ReplicationFollowerVerticle(config.source().uri(), config.replication(),
-          config.checkpoints().mode() == CheckpointMode.CUSTOM ? config.checkpoints().custom() : null, source, addresses)));
+          config.checkpoints().mode() == CheckpointMode.CUSTOM ? config.checkpoints().custom() : null,
+          (PgReplicationSource) source, addresses, metrics)));
     }
     chain = chain.compose(v -> deploy(new CompactionVerticle(storage, config.checkpoints(), config.compaction(), metrics,
         addresses.compactionRun())));
+    if (http.metricsText() != null && config.metricsPort() > 0) {
+      chain = chain.compose(v -> deploy(new MetricsVerticle(config.http().host(), config.metricsPort(), http.metricsText())));
+    }
     if (config.http().enabled()) {
       int instances = config.http().instances() > 0 ? config.http().instances() : eventLoops(config);
       chain = chain.compose(v -> vertx.deployVerticle(() -> new HttpVerticle(http), new DeploymentOptions().setInstances(instances))

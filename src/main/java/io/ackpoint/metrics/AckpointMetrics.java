@@ -7,6 +7,8 @@ import io.ackpoint.compaction.CompactionListener;
 import io.ackpoint.core.PositionFormat;
 import io.ackpoint.http.HttpListener;
 import io.ackpoint.http.RequestQueue;
+import io.ackpoint.source.ReplicationListener;
+import io.ackpoint.source.SlotState;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -26,7 +28,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * The metrics of one Ackpoint (SPEC section 8), in the registry it is given. It observes each
  * capability through the listener that capability owns. Thread-safe: every verticle records into it.
  */
-public final class AckpointMetrics implements BatchListener, AckListener, HttpListener, CompactionListener, JwksListener {
+public final class AckpointMetrics implements BatchListener, AckListener, HttpListener, CompactionListener, JwksListener,
+    ReplicationListener {
 
   private final MeterRegistry registry;
   private final PositionFormat positions;
@@ -47,6 +50,8 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
   private final Counter progressRejected;
   private final Counter jwksFetchFailures;
   private final AtomicLong lastHead = new AtomicLong();
+  private final AtomicInteger followerUp = new AtomicInteger();
+  private final AtomicLong slotRetained = new AtomicLong();
   private final AtomicLong lastApplied = new AtomicLong();
   /** Ordinals of stored batches' heads not yet acknowledged, with the time they were stored; bounded. */
   private final ConcurrentSkipListMap<Long, Long> storedAt = new ConcurrentSkipListMap<>();
@@ -71,6 +76,10 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
         .description("progress messages from other verticles rejected as malformed or beyond the source's head").register(registry);
     jwksFetchFailures = Counter.builder("ackpoint.jwks.fetch.failures").description("failed fetches of auth.jwks_uri").register(registry);
     Gauge.builder("ackpoint.batches.in.flight", batchesInFlight, AtomicInteger::get).register(registry);
+    Gauge.builder("ackpoint.replication.follower.up", followerUp, AtomicInteger::get)
+        .description("1 while the replication follower follows its slot").register(registry);
+    Gauge.builder("ackpoint.replication.slot.retained", slotRetained, AtomicLong::get).baseUnit("bytes")
+        .description("WAL the replication slot holds back on the source").register(registry);
     Gauge.builder("ackpoint.streams.open", openStreams, AtomicInteger::get).register(registry);
     FunctionCounter.builder("ackpoint.compaction.deleted", compactionDeletions, AtomicLong::get).register(registry);
     // How far replication trails the newest head Ackpoint read, in the source's unit (bytes of WAL).
@@ -148,8 +157,10 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
 
   @Override
   public void request(String route, int status, long nanos) {
+    // With histogram buckets, so that a p99 per route can be computed from the scrape.
     requestTimers.computeIfAbsent(route + ' ' + status, k -> Timer.builder("ackpoint.http.requests")
         .tag("route", route).tag("status", Integer.toString(status))
+        .publishPercentileHistogram()
         .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
   }
 
@@ -166,6 +177,16 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
   @Override
   public void compacted(long deleted) {
     compactionDeletions.addAndGet(deleted);
+  }
+
+  @Override
+  public void followerUp(boolean up) {
+    followerUp.set(up ? 1 : 0);
+  }
+
+  @Override
+  public void slotState(SlotState state) {
+    slotRetained.set(state.retainedBytes());
   }
 
   @Override

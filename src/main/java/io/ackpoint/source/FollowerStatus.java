@@ -14,12 +14,14 @@ final class FollowerStatus {
   private static final Logger LOG = LoggerFactory.getLogger(FollowerStatus.class);
 
   private final String slot;
+  private final ReplicationListener listener;
   private volatile ReplicationStatus current = ReplicationStatus.notReady("the replication follower has not connected yet");
   /** The reason last logged; null while following. Only the worker thread touches it. */
   private String logged;
 
-  FollowerStatus(String slot) {
+  FollowerStatus(String slot, ReplicationListener listener) {
     this.slot = slot;
+    this.listener = listener;
   }
 
   ReplicationStatus current() {
@@ -28,6 +30,7 @@ final class FollowerStatus {
 
   void following() {
     current = ReplicationStatus.READY;
+    listener.followerUp(true);
     if (logged != null) {
       LOG.info("replication follower running again on slot {}", slot);
     } else {
@@ -38,6 +41,7 @@ final class FollowerStatus {
 
   void failed(String reason) {
     current = ReplicationStatus.notReady(reason);
+    listener.followerUp(false);
     if (!reason.equals(logged)) {
       LOG.warn("replication follower not running, retrying: {}", reason);
       logged = reason;

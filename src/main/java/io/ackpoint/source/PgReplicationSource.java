@@ -19,6 +19,12 @@ public final class PgReplicationSource implements ReplicationSource {
   // without which a walsender may not see the marker until some later commit.
   private static final String EMIT_MARKER_FLUSH = "SELECT pg_logical_emit_message(false, $1, $2, true)";
   private static final String EMIT_MARKER = "SELECT pg_logical_emit_message(false, $1, $2)";
+  private static final String SLOT_STATE = """
+      SELECT confirmed_flush_lsn::text,
+             pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::int8,
+             pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::int8
+        FROM pg_replication_slots WHERE slot_name = $1
+      """;
 
   private final Pool pool;
   /** Learnt from the server on the first marker, so that a source that is down at start-up stops nothing. */
@@ -53,6 +59,19 @@ public final class PgReplicationSource implements ReplicationSource {
       emitMarker = sql;
       return sql;
     }));
+  }
+
+  /** The slot's state, or a failed future when the slot does not exist (yet). */
+  public Future<SlotState> slotState(String slot) {
+    return guarded(pool.preparedQuery(SLOT_STATE).execute(Tuple.of(slot))).compose(rows -> {
+      if (rows.size() == 0) {
+        return Future.failedFuture(AckpointError.SOURCE_UNAVAILABLE.exception("replication slot " + slot + " does not exist"));
+      }
+      var row = rows.iterator().next();
+      String confirmed = row.getString(0);
+      return Future.succeededFuture(new SlotState(slot, confirmed == null ? null : Lsn.format(confirmed),
+          row.getLong(1) == null ? 0 : row.getLong(1), row.getLong(2) == null ? 0 : row.getLong(2)));
+    });
   }
 
   private static <T> Future<T> guarded(Future<T> statement) {

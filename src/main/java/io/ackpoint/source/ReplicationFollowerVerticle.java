@@ -35,8 +35,9 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
   private final String uri;
   private final ReplicationConfig config;
   private final CustomTable customTable;
-  private final ReplicationSource source;
+  private final PgReplicationSource source;
   private final AckpointAddresses addresses;
+  private final ReplicationListener listener;
   private WorkerExecutor worker;
   private volatile boolean stopped;
   private volatile PgLogicalStream current;
@@ -49,13 +50,14 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
 
   /** {@code customTable} is null in managed mode; {@code source} writes the heartbeat markers. */
   public ReplicationFollowerVerticle(String uri, ReplicationConfig config, CustomTable customTable,
-                                     ReplicationSource source, AckpointAddresses addresses) {
+                                     PgReplicationSource source, AckpointAddresses addresses, ReplicationListener listener) {
     this.uri = uri;
     this.config = config;
     this.customTable = customTable;
     this.source = source;
     this.addresses = addresses;
-    this.status = new FollowerStatus(config.slotName());
+    this.listener = listener;
+    this.status = new FollowerStatus(config.slotName(), listener);
     this.failures = new ReplicationFailures(config.slotName(), PgConnectOptions.fromUri(uri).getUser());
   }
 
@@ -66,6 +68,8 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
       customStore = new DurableCustomStore(vertx.eventBus(), addresses.customCheckpoints(), customTable.storeTimeout());
     }
     heartbeatTimer = vertx.setPeriodic(config.heartbeatInterval().toMillis(), id -> heartbeat());
+    // How much WAL the slot holds back on the source: what an operator must watch.
+    vertx.setPeriodic(config.statusInterval().toMillis(), id -> source.slotState(config.slotName()).onSuccess(listener::slotState));
     // A thread of its own, allowed to block for as long as the stream lives.
     worker = vertx.createSharedWorkerExecutor("ackpoint-replication-" + deploymentID(), 1, 365, TimeUnit.DAYS);
     worker.executeBlocking(() -> {

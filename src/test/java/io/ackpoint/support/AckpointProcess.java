@@ -71,9 +71,13 @@ public final class AckpointProcess implements AutoCloseable {
   }
 
   public HttpResponse<String> get(String path, String token) throws IOException, InterruptedException {
-    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-            .header("Authorization", "Token " + token).timeout(Duration.ofSeconds(30)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    return get(path, Map.of("Authorization", "Token " + token));
+  }
+
+  public HttpResponse<String> get(String path, Map<String, String> headers) throws IOException, InterruptedException {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30));
+    headers.forEach(request::header);
+    return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 
   /** SIGKILL: nothing of Ackpoint runs after it, as after a crash or an OOM kill. */

@@ -1,0 +1,50 @@
+package io.ackpoint.http;
+
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServer;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+
+import java.util.function.Supplier;
+
+/**
+ * {@code GET /metrics} on a port of its own ({@code metrics.port}), so that the API port need not
+ * expose it and a scraper need not reach the API.
+ */
+public final class MetricsVerticle extends VerticleBase {
+
+  private final String host;
+  private final int port;
+  private final Supplier<String> text;
+  private HttpServer server;
+
+  public MetricsVerticle(String host, int port, Supplier<String> text) {
+    this.host = host;
+    this.port = port;
+    this.text = text;
+  }
+
+  static Handler<RoutingContext> handler(Supplier<String> text) {
+    return ctx -> ctx.response()
+        .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
+        .end(text.get());
+  }
+
+  @Override
+  public Future<?> start() {
+    Router router = Router.router(vertx);
+    router.get("/metrics").handler(handler(text));
+    server = vertx.createHttpServer();
+    return server.requestHandler(router).listen(port, host)
+        .recover(e -> Future.failedFuture(new IllegalStateException(
+            "could not listen on " + host + ":" + port + " (http.host, metrics.port): " + e.getMessage(), e)));
+  }
+
+  @Override
+  public Future<?> stop() {
+    return server == null ? Future.succeededFuture() : server.close();
+  }
+}

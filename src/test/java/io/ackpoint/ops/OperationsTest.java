@@ -1,0 +1,83 @@
+package io.ackpoint.ops;
+
+import io.ackpoint.support.AckpointProcess;
+import io.ackpoint.support.TestAckpoint;
+import io.ackpoint.support.TestDatabase;
+import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The runnable service as an operator meets it: JSON log lines with the request id, an access log,
+ * request ids echoed, and metrics with histogram buckets, pool, event-bus and JVM series.
+ */
+class OperationsTest {
+
+  private static AckpointProcess ackpoint;
+
+  @BeforeAll
+  static void start() throws Exception {
+    String database = TestDatabase.freshDatabase();
+    Map<String, String> env = new HashMap<>();
+    env.put("ACKPOINT_CONFIG", "conf/ackpoint.yaml");
+    env.put("ACKPOINT_HTTP_PORT", Integer.toString(TestAckpoint.freePort()));
+    env.put("ACKPOINT_SOURCE_TYPE", "postgresql");
+    env.put("ACKPOINT_SOURCE_URI", database);
+    env.put("ACKPOINT_STORAGE_TYPE", "postgresql");
+    env.put("ACKPOINT_STORAGE_URI", database);
+    env.put("ACKPOINT_REPLICATION_SLOT_NAME", "ops_" + ProcessHandle.current().pid());
+    env.put("ACKPOINT_LOG_FORMAT", "json");
+    env.put("ACKPOINT_LOG_ACCESS", "true");
+    ackpoint = AckpointProcess.startReady(env);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    assertEquals(0, ackpoint.stop());
+  }
+
+  @Test
+  void everyLogLineIsJsonAndAccessLinesCarryTheRequestId() throws Exception {
+    var response = ackpoint.get("/probes/liveness", Map.of("X-Request-Id", "trace-42"));
+    assertEquals("trace-42", response.headers().firstValue("X-Request-Id").orElseThrow());
+    // The access line is written once the response has gone out: the log of another process is polled.
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    boolean accessSeen = false;
+    while (!accessSeen && System.nanoTime() < deadline) {
+      for (String line : ackpoint.log().split("\n")) {
+        JsonObject json = new JsonObject(line); // throws if a line is not JSON
+        assertTrue(json.containsKey("timestamp") && json.containsKey("level") && json.containsKey("loggerName"), line);
+        accessSeen |= "ackpoint.access".equals(json.getString("loggerName"))
+            && "trace-42".equals(json.getJsonObject("mdc").getString("request_id"));
+      }
+      Thread.sleep(accessSeen ? 0 : 50);
+    }
+    assertTrue(accessSeen, ackpoint.log());
+  }
+
+  @Test
+  void aRequestWithoutAnIdGetsOneAndAnUnusableIdIsReplaced() throws Exception {
+    String generated = ackpoint.get("/probes/liveness").headers().firstValue("X-Request-Id").orElseThrow();
+    assertTrue(generated.matches("[0-9a-f]{16}"), generated);
+    String replaced = ackpoint.get("/probes/liveness", Map.of("X-Request-Id", "has spaces and ü"))
+        .headers().firstValue("X-Request-Id").orElseThrow();
+    assertTrue(replaced.matches("[0-9a-f]{16}"), replaced);
+  }
+
+  @Test
+  void metricsHaveHistogramBucketsAndVertxPoolEventBusAndJvmSeries() throws Exception {
+    ackpoint.get("/probes/readiness");
+    String metrics = ackpoint.get("/metrics").body();
+    for (String series : new String[] {"ackpoint_http_requests_seconds_bucket{", "vertx_pool_", "vertx_eventbus_",
+        "jvm_memory_used_bytes", "ackpoint_replication_follower_up 1.0", "ackpoint_replication_slot_retained_bytes"}) {
+      assertTrue(metrics.contains(series), "missing " + series);
+    }
+  }
+}
