@@ -52,7 +52,7 @@ public final class ConfigLoader {
     Path file = explicit == null || explicit.isBlank() ? DEFAULT_CONFIG_FILE : Path.of(explicit);
     JsonObject fileLayer;
     if (Files.exists(file)) {
-      fileLayer = readYaml(file);
+      fileLayer = Substitution.apply(readYaml(file), env);
     } else if (explicit != null && !explicit.isBlank()) {
       throw new ConfigException(CONFIG_FILE_VARIABLE, "file " + file + " does not exist");
     } else {

@@ -204,4 +204,23 @@ class ConfigLoaderTest {
       assertTrue(e.getMessage().contains("retention"), e.getMessage());
     }
   }
+
+  @Test
+  void fileValuesMayReferToEnvironmentVariablesWithDefaults(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("ackpoint.yaml");
+    Files.writeString(file, """
+        auth:
+          audience: [a]
+          jwks: {"keys": [{"kty": "oct", "kid": "k", "k": "c2VjcmV0"}]}
+        source: {type: postgresql, uri: "${APP_DB}"}
+        storage: {type: postgresql, uri: "${CHECKPOINT_DB:-postgresql://localhost/checkpoints}"}
+        admin: {token: "$${NOT_A_REFERENCE}"}
+        """);
+    AckpointConfig config = ConfigLoader.load(Map.of("ACKPOINT_CONFIG", file.toString(), "APP_DB", "postgresql://app/db"));
+    assertEquals("postgresql://app/db", config.source().uri());
+    assertEquals("postgresql://localhost/checkpoints", config.storage().uri());
+    assertEquals("${NOT_A_REFERENCE}", config.adminToken());
+    ConfigException missing = assertThrows(ConfigException.class, () -> ConfigLoader.load(Map.of("ACKPOINT_CONFIG", file.toString())));
+    assertTrue(missing.getMessage().contains("'source.uri'") && missing.getMessage().contains("APP_DB"), missing.getMessage());
+  }
 }
