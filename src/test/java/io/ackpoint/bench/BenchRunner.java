@@ -283,7 +283,7 @@ public final class BenchRunner {
             + "%,.0f req/s with p99 %.1f ms (without compaction: %,.0f req/s, p99 %.1f ms), non-2xx: %s%n%n",
         c.inserted(), c.deleted(), c.batches(), c.seconds(), c.during().okPerSecond(), c.during().p99us() / 1000.0,
         c.baseline().okPerSecond(), c.baseline().p99us() / 1000.0, c.during().non2xx()));
-    md.append("![throughput and p99 against connections](chart.png)\n\n");
+    md.append("![throughput and p99 against connections, acknowledgement latency](chart.png)\n\n");
     md.append("## All cases\n\n");
     md.append("| server | route | users | connections | successful req/s | p50 ms | p99 ms | max ms | non-2xx | requests per storage round trip | Ackpoint CPU | PostgreSQL CPU |\n");
     md.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -296,7 +296,8 @@ public final class BenchRunner {
     series.add(series("checkpoint-request, batching", new Color(33, 102, 172), "batching", REQUEST));
     series.add(series("checkpoint-request, no batching", new Color(214, 96, 77), "no batching", REQUEST));
     series.add(series("GET /whoami (HTTP + JWT only)", new Color(120, 120, 120), "batching", WHOAMI));
-    Chart.write(out.resolve("chart.png"), series, "Ackpoint, 1000 users, loopback, 2 cores");
+    Chart.write(out.resolve("chart.png"), series, List.of(new Chart.Ack("idle source", results.idle),
+        new Chart.Ack("under load (256 connections)", results.underLoad)), "Ackpoint, 1000 users, loopback, 2 cores");
     System.out.println();
     System.out.println(md);
   }

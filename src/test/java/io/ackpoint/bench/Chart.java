@@ -1,7 +1,16 @@
 package io.ackpoint.bench;
 
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.CategorySeries;
+import org.knowm.xchart.CategorySeries.CategorySeriesRenderStyle;
+import org.knowm.xchart.style.CategoryStyler;
+import org.knowm.xchart.style.Styler.LegendLayout;
+import org.knowm.xchart.style.Styler.LegendPosition;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
 import javax.imageio.ImageIO;
-import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
 import java.awt.Graphics2D;
@@ -9,82 +18,215 @@ import java.awt.RenderingHints;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.text.DecimalFormat;
+import java.text.DecimalFormatSymbols;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.TreeSet;
 
-/** A two-panel PNG (throughput and p99 against connections), drawn with Java2D so the benchmark needs nothing else. */
+/**
+ * docs/bench/chart.png, drawn with XChart: successful requests/s and p99 latency against connections
+ * (one line per series, connections on evenly spaced categories 64, 256, 1024), and acknowledgement
+ * latency (p50, p99 and max, idle source against under load) as grouped bars. The three charts are
+ * composed into one PNG under a title line. Renders headless.
+ */
 final class Chart {
 
+  /** Points are {connections, value}: throughput in successful requests/s, p99 in milliseconds. */
   record Series(String name, Color color, List<double[]> throughput, List<double[]> p99) {
   }
+
+  /** One acknowledgement-latency measurement, named for the legend ("idle source", "under load"). */
+  record Ack(String name, AckLatency.Result result) {
+  }
+
+  static final int PANEL_WIDTH = 640;
+  static final int PANEL_HEIGHT = 440;
+  static final int HEADER = 44;
+
+  private static final Color[] ACK_COLORS = {new Color(67, 147, 195), new Color(244, 165, 130)};
+  private static final Font BASE = new Font(Font.SANS_SERIF, Font.PLAIN, 13);
 
   private Chart() {
   }
 
-  static void write(Path file, List<Series> series, String title) throws IOException {
-    int width = 1100;
-    int height = 460;
+  /** Writes one PNG: throughput and p99 side by side, acknowledgement latency beneath them. */
+  static void write(Path file, List<Series> series, List<Ack> ack, String title) throws IOException {
+    List<BufferedImage> panels = List.of(
+        BitmapEncoder.getBufferedImage(throughput(series)),
+        BitmapEncoder.getBufferedImage(p99(series)),
+        BitmapEncoder.getBufferedImage(ackLatency(ack)));
+    int width = 2 * PANEL_WIDTH;
+    int height = HEADER + 2 * PANEL_HEIGHT;
     BufferedImage image = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
     Graphics2D g = image.createGraphics();
-    g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-    g.setColor(Color.WHITE);
-    g.fillRect(0, 0, width, height);
-    g.setColor(Color.BLACK);
-    g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 16));
-    g.drawString(title, 20, 25);
-    panel(g, series, true, 60, 60, 460, 330, "successful requests/s");
-    panel(g, series, false, 600, 60, 460, 330, "p99 latency (ms)");
-    int x = 60;
-    g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
-    for (Series s : series) {
-      g.setColor(s.color());
-      g.fillRect(x, 432, 14, 14);
-      g.setColor(Color.BLACK);
-      g.drawString(s.name(), x + 20, 444);
-      x += 30 + g.getFontMetrics().stringWidth(s.name()) + 20;
+    try {
+      g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
+      g.setColor(Color.WHITE);
+      g.fillRect(0, 0, width, height);
+      g.setColor(new Color(40, 40, 40));
+      g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 18));
+      g.drawString(title, 20, 30);
+      g.drawImage(panels.get(0), 0, HEADER, null);
+      g.drawImage(panels.get(1), PANEL_WIDTH, HEADER, null);
+      g.drawImage(panels.get(2), (width - PANEL_WIDTH) / 2, HEADER + PANEL_HEIGHT, null);
+    } finally {
+      g.dispose();
     }
-    g.dispose();
-    ImageIO.write(image, "png", file.toFile());
+    if (!ImageIO.write(image, "png", file.toFile())) {
+      throw new IOException("no PNG writer");
+    }
   }
 
-  private static void panel(Graphics2D g, List<Series> series, boolean throughput, int x0, int y0, int w, int h, String label) {
+  static CategoryChart throughput(List<Series> series) {
+    CategoryChart chart = lineChart("Throughput against connections", "successful requests/s");
+    for (Series s : series) {
+      line(chart, series, s, s.throughput());
+    }
+    roundAxis(chart, max(series, true));
+    return chart;
+  }
+
+  static CategoryChart p99(List<Series> series) {
+    CategoryChart chart = lineChart("p99 latency against connections", "p99 latency (ms)");
+    for (Series s : series) {
+      line(chart, series, s, s.p99());
+    }
+    roundAxis(chart, max(series, false));
+    return chart;
+  }
+
+  static CategoryChart ackLatency(List<Ack> ack) {
+    CategoryChart chart = new CategoryChartBuilder().width(PANEL_WIDTH).height(PANEL_HEIGHT)
+        .title("Acknowledgement latency (response → stream line)").yAxisTitle("ms").build();
+    CategoryStyler styler = style(chart.getStyler());
+    styler.setDefaultSeriesRenderStyle(CategorySeriesRenderStyle.Bar);
+    styler.setLegendPosition(LegendPosition.InsideNW);
+    styler.setLegendLayout(LegendLayout.Vertical);
+    styler.setAvailableSpaceFill(0.7);
+    styler.setLabelsVisible(true);
+    styler.setLabelsFont(BASE.deriveFont(12f));
+    styler.setLabelsFontColorAutomaticEnabled(false);
+    styler.setLabelsFontColor(new Color(40, 40, 40));
+    styler.setLabelsPosition(0.9);
+    double max = 0;
+    for (int i = 0; i < ack.size(); i++) {
+      AckLatency.Result r = ack.get(i).result();
+      CategorySeries bars = chart.addSeries(String.format(Locale.ROOT, "%s, %d samples", ack.get(i).name(), r.samples()),
+          List.of("p50", "p99", "max"), List.of(shown(r.p50ms()), shown(r.p99ms()), shown(r.maxMs())));
+      bars.setFillColor(ACK_COLORS[i % ACK_COLORS.length]);
+      max = Math.max(max, r.maxMs());
+    }
+    // headroom above the tallest bar for its value label and for the legend
+    roundAxis(chart, max * 1.25);
+    return chart;
+  }
+
+  /** A latency as results.md shows it, to 0.1 ms (0.01 ms below 1 ms), so that the bar's label is as short. */
+  private static double shown(double ms) {
+    double unit = ms < 1 ? 100 : 10;
+    return Math.round(ms * unit) / unit;
+  }
+
+  private static CategoryChart lineChart(String title, String yTitle) {
+    CategoryChart chart = new CategoryChartBuilder().width(PANEL_WIDTH).height(PANEL_HEIGHT)
+        .title(title).xAxisTitle("concurrent connections").yAxisTitle(yTitle).build();
+    CategoryStyler styler = style(chart.getStyler());
+    styler.setDefaultSeriesRenderStyle(CategorySeriesRenderStyle.Line);
+    styler.setOverlapped(true);
+    styler.setLegendPosition(LegendPosition.OutsideS);
+    styler.setLegendLayout(LegendLayout.Vertical);
+    styler.setMarkerSize(9);
+    return chart;
+  }
+
+  private static CategoryStyler style(CategoryStyler styler) {
+    styler.setBaseFont(BASE);
+    styler.setChartTitleFont(BASE.deriveFont(Font.BOLD, 15f));
+    styler.setAxisTitleFont(BASE);
+    styler.setAxisTickLabelsFont(BASE.deriveFont(12f));
+    styler.setLegendFont(BASE.deriveFont(12f));
+    styler.setChartBackgroundColor(Color.WHITE);
+    styler.setPlotBackgroundColor(Color.WHITE);
+    styler.setPlotBorderColor(new Color(160, 160, 160));
+    styler.setPlotGridLinesColor(new Color(225, 225, 225));
+    styler.setPlotGridVerticalLinesVisible(false);
+    styler.setLegendBorderColor(new Color(200, 200, 200));
+    styler.setChartTitleBoxVisible(false);
+    styler.setAxisTickMarksColor(new Color(160, 160, 160));
+    styler.setAxisTickLabelsColor(new Color(60, 60, 60));
+    styler.setLocale(Locale.ROOT);
+    styler.setChartPadding(12);
+    styler.setPlotContentSize(0.95);
+    styler.setAxisTicksLineVisible(false);
+    return styler;
+  }
+
+  private static void line(CategoryChart chart, List<Series> all, Series s, List<double[]> points) {
+    List<String> x = new ArrayList<>();
+    List<Double> y = new ArrayList<>();
+    for (double connections : connections(all)) {
+      double value = Double.NaN;
+      for (double[] p : points) {
+        if (p[0] == connections) {
+          value = p[1];
+        }
+      }
+      x.add(connections == Math.rint(connections) ? Long.toString((long) connections) : Double.toString(connections));
+      y.add(value);
+    }
+    CategorySeries line = chart.addSeries(s.name(), x, y);
+    line.setLineColor(s.color());
+    line.setMarkerColor(s.color());
+    line.setFillColor(s.color());
+    line.setLineWidth(2.5f);
+    line.setMarker(SeriesMarkers.CIRCLE);
+  }
+
+  /** Every series of a category chart needs the same categories: the connection counts of all series, ascending. */
+  private static TreeSet<Double> connections(List<Series> series) {
+    TreeSet<Double> xs = new TreeSet<>();
+    for (Series s : series) {
+      s.throughput().forEach(p -> xs.add(p[0]));
+      s.p99().forEach(p -> xs.add(p[0]));
+    }
+    return xs;
+  }
+
+  private static double max(List<Series> series, boolean throughput) {
     double max = 0;
     for (Series s : series) {
       for (double[] p : throughput ? s.throughput() : s.p99()) {
-        max = Math.max(max, p[1]);
-      }
-    }
-    max = max <= 0 ? 1 : max * 1.1;
-    g.setStroke(new BasicStroke(1f));
-    g.setColor(Color.BLACK);
-    g.drawRect(x0, y0, w, h);
-    g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
-    g.drawString(label, x0, y0 - 8);
-    double[] xs = {64, 256, 1024};
-    for (double c : xs) {
-      int px = x0 + (int) (w * (Math.log(c / 48) / Math.log(1400.0 / 48)));
-      g.drawString(Integer.toString((int) c), px - 10, y0 + h + 16);
-    }
-    g.drawString("connections", x0 + w / 2 - 30, y0 + h + 32);
-    for (int i = 0; i <= 4; i++) {
-      int py = y0 + h - h * i / 4;
-      g.setColor(new Color(230, 230, 230));
-      g.drawLine(x0 + 1, py, x0 + w - 1, py);
-      g.setColor(Color.DARK_GRAY);
-      g.drawString(String.format(max / 4 * i >= 100 ? "%.0f" : "%.1f", max / 4 * i), x0 - 50, py + 4);
-    }
-    for (Series s : series) {
-      g.setColor(s.color());
-      g.setStroke(new BasicStroke(2.5f));
-      int[] last = null;
-      for (double[] p : throughput ? s.throughput() : s.p99()) {
-        int px = x0 + (int) (w * (Math.log(p[0] / 48) / Math.log(1400.0 / 48)));
-        int py = y0 + h - (int) (h * p[1] / max);
-        g.fillOval(px - 4, py - 4, 8, 8);
-        if (last != null) {
-          g.drawLine(last[0], last[1], px, py);
+        if (Double.isFinite(p[1])) {
+          max = Math.max(max, p[1]);
         }
-        last = new int[] {px, py};
       }
     }
+    return max;
+  }
+
+  /**
+   * The y axis from 0 to a round number just above the data; XChart puts its ticks on a round step within it. Labels with
+   * grouped thousands and no trailing zeros: 0, 2,500, 5,000 or 0, 0.5, 1. Bar labels use the same format.
+   */
+  private static void roundAxis(CategoryChart chart, double max) {
+    double step = step(max);
+    CategoryStyler styler = chart.getStyler();
+    styler.setYAxisMin(0.0);
+    styler.setYAxisMax(Math.max(step, Math.ceil(max * 1.05 / step) * step));
+    DecimalFormat format = new DecimalFormat("#,##0.###", DecimalFormatSymbols.getInstance(Locale.ROOT));
+    styler.setYAxisTickLabelsFormattingFunction(format::format);
+  }
+
+  /** A 1, 2 or 5 times a power of ten that cuts 0..max into about five intervals. */
+  static double step(double max) {
+    if (!(max > 0) || !Double.isFinite(max)) {
+      return 1;
+    }
+    double raw = max / 5;
+    double magnitude = Math.pow(10, Math.floor(Math.log10(raw)));
+    double fraction = raw / magnitude;
+    return (fraction <= 1 ? 1 : fraction <= 2 ? 2 : fraction <= 5 ? 5 : 10) * magnitude;
   }
 }
