@@ -15,10 +15,12 @@ public final class PgReplicationSource implements ReplicationSource {
 
   public static final String MARKER_PREFIX = "ackpoint";
   private static final String READ_HEAD = "SELECT pg_current_wal_lsn()::text";
-  // Before 17 the message is not flushed by itself; from 17 on the 4th argument asks for a flush,
-  // without which a walsender may not see the marker until some later commit.
+  // A walsender only sends flushed WAL, and a non-transactional message is not flushed by itself: a
+  // marker nobody flushes is not seen until some later commit. From 17 on the 4th argument asks for
+  // the flush; before 17 the marker is transactional instead, so that its commit (a durable one:
+  // synchronous_commit is on) flushes it, and it is decoded at that commit.
   private static final String EMIT_MARKER_FLUSH = "SELECT pg_logical_emit_message(false, $1, $2, true)";
-  private static final String EMIT_MARKER = "SELECT pg_logical_emit_message(false, $1, $2)";
+  private static final String EMIT_MARKER = "SELECT pg_logical_emit_message(true, $1, $2)";
   private static final String SLOT_STATE = """
       SELECT confirmed_flush_lsn::text,
              pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::int8,

@@ -46,7 +46,7 @@ class DatabaseFaultTest {
     this.vertx = vertx;
     db = TestDatabase.freshDatabase();
     sql = new Sql(vertx, db);
-    proxy = TcpProxy.start(vertx, "localhost", TestDatabase.server().getPort());
+    proxy = TcpProxy.start(vertx, "localhost", TestDatabase.port());
     token = TestKeys.token(vertx, "u");
   }
 

@@ -38,7 +38,7 @@ class StalledDatabaseTest {
   void setUp(Vertx vertx) {
     this.vertx = vertx;
     db = TestDatabase.freshDatabase();
-    proxy = TcpProxy.start(vertx, "localhost", TestDatabase.server().getPort());
+    proxy = TcpProxy.start(vertx, "localhost", TestDatabase.port());
     token = TestKeys.token(vertx, "u");
   }
 

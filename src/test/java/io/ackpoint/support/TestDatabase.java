@@ -13,7 +13,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One real PostgreSQL server for the whole test run (started on first use, with logical decoding on
- * and durable commits), and a fresh database in it for each test that asks.
+ * and durable commits), and a fresh database in it for each test that asks. The server is the
+ * embedded PostgreSQL 17, or, with {@code -Dackpoint.test.postgres.port=N}, a server already running
+ * on localhost:N that trusts the user postgres (scripts/test-postgres15 runs part of the suite on
+ * Debian's PostgreSQL 15 that way).
  */
 public final class TestDatabase {
 
@@ -23,7 +26,14 @@ public final class TestDatabase {
   private TestDatabase() {
   }
 
-  public static synchronized EmbeddedPostgres server() {
+  private static final String EXTERNAL_PORT = System.getProperty("ackpoint.test.postgres.port", "");
+
+  /** The port of the test run's PostgreSQL server on localhost. */
+  public static int port() {
+    return EXTERNAL_PORT.isEmpty() ? server().getPort() : Integer.parseInt(EXTERNAL_PORT);
+  }
+
+  private static synchronized EmbeddedPostgres server() {
     if (server == null) {
       try {
         server = EmbeddedPostgres.builder()
@@ -59,10 +69,10 @@ public final class TestDatabase {
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }
-    return "postgresql://postgres@localhost:" + server().getPort() + "/" + name;
+    return "postgresql://postgres@localhost:" + port() + "/" + name;
   }
 
   public static String jdbcUri(String database) {
-    return "jdbc:postgresql://localhost:" + server().getPort() + "/" + database;
+    return "jdbc:postgresql://localhost:" + port() + "/" + database;
   }
 }
