@@ -1,5 +1,6 @@
-# Multi-stage build of the runnable jar. Not built on the development machines (they have no
-# Docker engine); kept deliberately plain.
+# Multi-stage build of the runnable jar. No Docker engine exists on the development machines, so
+# this image is linted (scripts/lint-dockerfile) but has not been built or run there: see README,
+# "Docker".
 FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
 COPY pom.xml .
@@ -7,16 +8,52 @@ RUN mvn -B -q dependency:go-offline
 COPY src src
 RUN mvn -B -q -DskipTests package
 
-FROM eclipse-temurin:17-jre
-RUN useradd --system --create-home --home-dir /app ackpoint
+# Debian 12's Java 17 and tini, as on the development machines and CI.
+FROM debian:bookworm-slim
+# openjdk's post-install step fails without man1, which the slim image lacks.
+RUN mkdir -p /usr/share/man/man1 \
+    && apt-get update \
+    && apt-get install -y --no-install-recommends openjdk-17-jre-headless tini \
+    && rm -rf /var/lib/apt/lists/*
+# A numeric user, so that Kubernetes' runAsNonRoot can check it; it also has a name because the
+# embedded PostgreSQL (initdb) looks its user up and refuses a uid without one. The image's files
+# stay root's and read-only; only the data volume is written.
+RUN groupadd --gid 10001 ackpoint \
+    && useradd --uid 10001 --gid 10001 --no-log-init --no-create-home --home-dir /app/data \
+        --shell /usr/sbin/nologin ackpoint
 WORKDIR /app
 COPY --from=build /src/target/ackpoint.jar /app/ackpoint.jar
 COPY conf /app/conf
-RUN mkdir -p /app/data && chown -R ackpoint:ackpoint /app
-USER ackpoint
-# Listen on every interface inside the container; the embedded database keeps its data in /app/data.
-# Off loopback the development key of conf/ackpoint.yaml is refused: set ACKPOINT_AUTH_JWKS (or _JWKS_URI).
-ENV ACKPOINT_HTTP_HOST=0.0.0.0
+# Everything written goes under the volume /app/data, so that the root filesystem can be
+# read-only: the embedded PostgreSQL in /app/data/pgdata (a subdirectory: initdb wants an empty
+# directory, and a volume's root may hold lost+found) and temporary files in /app/data/tmp, emptied
+# at every start (the extracted PostgreSQL binaries among them). /tmp is a link to it, for what
+# cannot be pointed elsewhere: PostgreSQL's Unix socket (without it PostgreSQL does not start on a
+# read-only root), the JVM's perf data and attach socket. A JVM crash report goes to
+# /app/data/hs_err_pid*.log instead, where it outlives the restart.
+RUN mkdir -p /app/data \
+    && chown 10001:10001 /app/data \
+    && rm -rf /tmp \
+    && ln -s /app/data/tmp /tmp
+USER 10001:10001
+# Listen on every interface inside the container. Off loopback the development key of
+# conf/ackpoint.yaml is refused: set ACKPOINT_AUTH_JWKS (or ACKPOINT_AUTH_JWKS_URI with
+# ACKPOINT_AUTH_JWKS='{}').
+ENV ACKPOINT_HTTP_HOST=0.0.0.0 \
+    ACKPOINT_EMBEDDED_DATA_DIR=/app/data/pgdata \
+    JAVA_OPTS=""
 VOLUME /app/data
 EXPOSE 8080
-ENTRYPOINT ["java", "-XX:+ExitOnOutOfMemoryError", "-jar", "/app/ackpoint.jar"]
+# tini is PID 1: it forwards SIGTERM to java only (which stops gracefully, the embedded PostgreSQL
+# last, within shutdown.timeout, 20s by default, and exits 0) and reaps the PostgreSQL processes
+# left to it. Before java: /app/data/tmp is emptied, and the database directory gets back the mode
+# PostgreSQL insists on (0700), which Kubernetes' fsGroup takes from it at every mount unless
+# fsGroupChangePolicy is OnRootMismatch. JAVA_OPTS is split on whitespace, not globbed, and comes
+# after the image's options, so it can override them.
+ENTRYPOINT ["/usr/bin/tini", "--", "/bin/sh", "-c", "\
+    set -ef; \
+    mkdir -p /app/data/tmp; \
+    find /app/data/tmp -mindepth 1 -delete; \
+    if [ -d \"$ACKPOINT_EMBEDDED_DATA_DIR\" ]; then chmod 0700 \"$ACKPOINT_EMBEDDED_DATA_DIR\"; fi; \
+    exec java -XX:+ExitOnOutOfMemoryError -XX:ErrorFile=/app/data/hs_err_pid%p.log \
+        -Djava.io.tmpdir=/app/data/tmp $JAVA_OPTS -jar /app/ackpoint.jar", "ackpoint"]
