@@ -25,6 +25,11 @@ class RequestQueueTest {
   void waitersRunInArrivalOrderAsSlotsAreReleased(Vertx vertx, VertxTestContext test) {
     RequestQueue queue = new RequestQueue("test", new QueueLimits(1, 2));
     Context context = vertx.getOrCreateContext();
+    // On the waiters' own event loop, so that they run only after the assertions below.
+    context.runOnContext(v -> test.verify(() -> enterAndRelease(queue, context, test)));
+  }
+
+  private static void enterAndRelease(RequestQueue queue, Context context, VertxTestContext test) {
     List<String> ran = new ArrayList<>();
     assertEquals(RequestQueue.Admission.RUNNING, queue.enter(context, () -> ran.add("a")));
     assertEquals(RequestQueue.Admission.QUEUED, queue.enter(context, () -> ran.add("b")));
