@@ -59,10 +59,16 @@ final class ConfigBinder {
           + " a loopback address (127.x.x.x, ::1, localhost), and http.host is " + http.host()
           + ": configure your own keys in auth.jwks or auth.jwks_uri");
     }
+    DatabaseConfig source = database(r, "source");
+    CheckpointsConfig checkpoints = checkpoints(r);
+    if (checkpoints.mode() == CheckpointMode.CUSTOM && source.type() == DatabaseType.MONGODB) {
+      throw new ConfigException("checkpoints.mode", "custom checkpoints are read from a PostgreSQL table's logical"
+          + " replication, and source.type is mongodb: use checkpoints.mode managed with a MongoDB source");
+    }
     return new AckpointConfig(
         http,
         auth,
-        database(r, "source"),
+        source,
         database(r, "storage"),
         new EmbeddedConfig(Path.of(r.string("embedded.data_dir")), r.integer("embedded.port", 0, 65535)),
         new BatchingConfig(r.bool("batching.enabled"), r.integer("batching.max_in_flight_batches", 1, 64),
@@ -72,7 +78,7 @@ final class ConfigBinder {
             r.duration("acknowledgement.legacy_timeout"),
             r.duration("acknowledgement.max_wait"),
             r.duration("streams.keepalive_interval")),
-        checkpoints(r),
+        checkpoints,
         new CompactionConfig(positive(r, "compaction.interval"), r.integer("compaction.batch_size", 1, 100_000)),
         r.string("admin.token"),
         eventBusPrefix(r));
@@ -180,7 +186,10 @@ final class ConfigBinder {
       throw new ConfigException(prefix + ".uri", "required when " + typeKey + " is " + type.name().toLowerCase(Locale.ROOT));
     }
     if (type == DatabaseType.MONGODB) {
-      throw new ConfigException(typeKey, "mongodb is not supported by this build yet");
+      String problem = MongoUri.problem(uri);
+      if (problem != null) {
+        throw new ConfigException(prefix + ".uri", problem);
+      }
     }
     return new DatabaseConfig(type, uri, r.integer(prefix + ".pool_size", 1, 256),
         positive(r, prefix + ".connect_timeout"), positive(r, prefix + ".statement_timeout"));

@@ -55,7 +55,7 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
     this.customTable = customTable;
     this.source = source;
     this.addresses = addresses;
-    this.status = new FollowerStatus(config.slotName());
+    this.status = new FollowerStatus("replication slot " + config.slotName());
     this.failures = new ReplicationFailures(config.slotName(), PgConnectOptions.fromUri(uri).getUser());
   }
 
