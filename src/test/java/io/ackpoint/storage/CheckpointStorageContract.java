@@ -23,6 +23,13 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 
+import static io.ackpoint.storage.StorageBackend.H1;
+import static io.ackpoint.storage.StorageBackend.H2;
+import static io.ackpoint.storage.StorageBackend.checkpoint;
+import static io.ackpoint.storage.StorageBackend.generated;
+import static io.ackpoint.storage.StorageBackend.generatedId;
+import static io.ackpoint.storage.StorageBackend.requested;
+import static io.ackpoint.storage.StorageBackend.user;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -33,94 +40,30 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * SPEC section 6, the storage contract: the same behaviour tests for every backend, each subclass
  * running them on a real server of its kind, so that the backends cannot drift apart. Heads are
  * opaque strings to storage, compared as such; backend-specific matters (schema, indexes,
- * migrations of older installs) are tested in the subclasses.
+ * migrations of older installs) are tested in the subclasses. This class holds what storing a batch
+ * does, {@link AcknowledgementContract} what comes after.
  */
 @ExtendWith(VertxExtension.class)
-abstract class CheckpointStorageContract {
-
-  static final String H1 = "00000000/01000000";
-  static final String H2 = "00000000/02000000";
-  static final String H3 = "00000000/03000000";
-
-  /** A document or row as the contract looks at it. */
-  record Row(long checkpoint, String head, String processedAt, Instant requestedAt) {
-  }
-
-  /** A row of an older install, written directly (no unique index stops its duplicates). */
-  record Seed(String userId, long checkpoint, String head) {
-  }
-
-  /** What the contract needs of a backend besides the storage itself: a look at its rows. */
-  interface Backend extends AutoCloseable {
-
-    CheckpointStorage storage();
-
-    /** A fresh install: every migration. */
-    void migrate();
-
-    /** An older install that already holds {@code seeds}, duplicates included, then migrated. */
-    void migrateHolding(List<Seed> seeds);
-
-    /** The row of {@code userId} without a client id (the test made exactly one). */
-    Row row(String userId);
-
-    /** The ids of the rows of {@code userId} without a client id, ascending. */
-    List<Long> ids(String userId);
-
-    long rows(FullUserId user);
-
-    long rows();
-
-    /** As if replication had passed the row of {@code userId} at {@code position}. */
-    void markProcessed(String userId, String position);
-
-    void setRequestedAt(String userId, Instant at);
-
-    @Override
-    void close();
-  }
+abstract class CheckpointStorageContract implements AcknowledgementContract {
 
   /** The backend under test, on a fresh database. */
-  abstract Backend open(Vertx vertx);
+  abstract StorageBackend open(Vertx vertx);
 
-  Backend backend;
-  CheckpointStorage storage;
+  StorageBackend backend;
+
+  @Override
+  public StorageBackend backend() {
+    return backend;
+  }
 
   @BeforeEach
   void openBackend(Vertx vertx) {
     backend = open(vertx);
-    storage = backend.storage();
   }
 
   @AfterEach
   void closeBackend() {
     backend.close();
-  }
-
-  StoredBatch store(String head, CheckpointWrite... writes) {
-    return Await.result(storage.store(head, List.of(writes)));
-  }
-
-  static FullUserId user(String userId) {
-    return FullUserId.of(userId, null);
-  }
-
-  static CheckpointWrite generated(String userId) {
-    return CheckpointWrite.generated(user(userId));
-  }
-
-  static CheckpointWrite requested(String userId, long id) {
-    return CheckpointWrite.requested(user(userId), id);
-  }
-
-  /** The id storage holds for {@code userId} after the batch (what supplied requests are answered). */
-  static long checkpoint(StoredBatch batch, String userId) {
-    return ((WriteOutcome.Stored) batch.outcomes().get(user(userId))).checkpoint();
-  }
-
-  /** The id generated requests of {@code userId} are answered. */
-  static long generatedId(StoredBatch batch, String userId) {
-    return ((WriteOutcome.Stored) batch.outcomes().get(user(userId))).generated();
   }
 
   private void ageRequestedAt(String userId) {
@@ -157,7 +100,7 @@ abstract class CheckpointStorageContract {
     StoredBatch batch = store(H2, requested("u", 5));
     assertEquals(5L, checkpoint(batch, "u"));
     assertFalse(batch.shouldAdvance(), "already processed: no marker needed");
-    Row after = backend.row("u");
+    StorageBackend.Row after = backend.row("u");
     assertEquals(H1, after.head());
     assertEquals(H1, after.processedAt());
     assertTrue(after.requestedAt().isAfter(aged));
@@ -209,7 +152,7 @@ abstract class CheckpointStorageContract {
 
   @Test
   void olderInstallsWithDuplicateRowsKeepWorkingAndAnswerTheMaximum() {
-    backend.migrateHolding(List.of(new Seed("dup", 3, "00000000/00000001"), new Seed("dup", 6, "00000000/00000001")));
+    backend.migrateHolding(List.of(new StorageBackend.Seed("dup", 3, "00000000/00000001"), new StorageBackend.Seed("dup", 6, "00000000/00000001")));
     assertEquals(6L, checkpoint(store(H1, requested("dup", 5)), "dup"));
     assertEquals(List.of(5L, 6L), backend.ids("dup"), "the lower duplicate was raised to the supplied id");
     assertEquals(7L, checkpoint(store(H1, generated("dup")), "dup"));
@@ -232,7 +175,7 @@ abstract class CheckpointStorageContract {
       List<String> shuffled = new ArrayList<>(users);
       Collections.shuffle(shuffled, random);
       shuffled.forEach(u -> writes.add(generated(u)));
-      batches.add(storage.store(H1, writes));
+      batches.add(storage().store(H1, writes));
     }
     Await.result(Future.all(batches));
     for (String u : users) {
@@ -251,7 +194,7 @@ abstract class CheckpointStorageContract {
     for (int i = 0; i < 5000; i++) {
       writes.add(i % 2 == 0 ? generated("g" + i) : requested("r" + i, i));
     }
-    StoredBatch batch = Await.result(storage.store(H1, writes));
+    StoredBatch batch = Await.result(storage().store(H1, writes));
     assertEquals(5000, batch.outcomes().size());
     assertEquals(1L, checkpoint(batch, "g0"));
     assertEquals(4999L, checkpoint(batch, "r4999"));
@@ -270,7 +213,7 @@ abstract class CheckpointStorageContract {
     assertEquals(6L, generatedId(batch, "u"), "a new id, never the already acknowledged 5");
     assertEquals(6L, checkpoint(batch, "u"));
     assertTrue(batch.shouldAdvance());
-    Row row = backend.row("u");
+    StorageBackend.Row row = backend.row("u");
     assertEquals(6L, row.checkpoint());
     assertEquals(H2, row.head(), "stored with this batch's head");
     assertNull(row.processedAt());
@@ -350,94 +293,5 @@ abstract class CheckpointStorageContract {
     assertEquals(2L, checkpoint(store(H2, generated("a/b")), "a/b"));
     assertEquals(1L, ((WriteOutcome.Stored) store(H2, CheckpointWrite.requested(FullUserId.of("a", "b"), 1))
         .outcomes().get(FullUserId.of("a", "b"))).checkpoint(), "sub a/b moved on, client b of sub a did not");
-  }
-
-  @Test
-  void markingProcessedAnswersOneReachedPerUserWithItsGreatestId() {
-    backend.migrateHolding(List.of(new Seed("dup", 9, "00000000/00000001"), new Seed("dup", 4, "00000000/00000001"),
-        new Seed("solo", 2, "00000000/00000001")));
-    List<Reached> reached = new ArrayList<>(Await.result(storage.markProcessed(H1)));
-    reached.sort(Comparator.comparing(r -> r.user().userId()));
-    assertEquals(List.of(new Reached(user("dup"), 9), new Reached(user("solo"), 2)), reached);
-    assertEquals(List.of(), Await.result(storage.markProcessed(H1)), "nothing is announced twice");
-  }
-
-  @Test
-  void markingProcessedStopsAtThePositionAndHeadsCompareAsText() {
-    backend.migrate();
-    store(H1, requested("early", 1));
-    store(H3, requested("late", 1));
-    assertEquals(List.of(new Reached(user("early"), 1)), Await.result(storage.markProcessed(H2)));
-    assertEquals(H2, backend.row("early").processedAt());
-    assertNull(backend.row("late").processedAt());
-    assertEquals(List.of(new Reached(user("late"), 1)), Await.result(storage.markProcessed(H3)));
-  }
-
-  @Test
-  void theLatestAcknowledgedIdIsTheGreatestProcessedOne() {
-    backend.migrate();
-    assertNull(Await.result(storage.latestAcknowledged(user("u"))));
-    store(H1, requested("u", 4));
-    assertNull(Await.result(storage.latestAcknowledged(user("u"))), "pending is not acknowledged");
-    Await.result(storage.markProcessed(H1));
-    assertEquals(4L, Await.result(storage.latestAcknowledged(user("u"))));
-    store(H2, requested("u", 8));
-    assertNull(Await.result(storage.latestAcknowledged(user("u"))), "the one row is pending again, at 8");
-    Await.result(storage.markProcessed(H2));
-    assertEquals(8L, Await.result(storage.latestAcknowledged(user("u"))));
-    assertNull(Await.result(storage.latestAcknowledged(FullUserId.of("u", "other"))));
-  }
-
-  @Test
-  void compactionDeletesOnlyExpiredProcessedRequestsInBoundedBatches() {
-    backend.migrate();
-    store(H1, requested("expired1", 1), requested("expired2", 1), requested("expired3", 1), requested("fresh", 1),
-        generated("generated"));
-    Await.result(storage.markProcessed(H1));
-    store(H2, requested("pending", 1));
-    Instant old = Instant.now().minus(2, ChronoUnit.HOURS);
-    for (String u : List.of("expired1", "expired2", "expired3", "pending")) {
-      backend.setRequestedAt(u, old);
-    }
-    Instant cutoff = Instant.now().minus(1, ChronoUnit.HOURS);
-    assertEquals(2, Await.result(storage.deleteExpiredRequests(cutoff, 2)), "bounded by the limit");
-    assertEquals(1, Await.result(storage.deleteExpiredRequests(cutoff, 2)));
-    assertEquals(0, Await.result(storage.deleteExpiredRequests(cutoff, 2)));
-    assertEquals(3L, Await.result(storage.count()), "fresh, generated and pending stay");
-    assertEquals(1, backend.rows(user("pending")), "a pending row is never deleted, however old");
-    assertEquals(1, backend.rows(user("generated")));
-  }
-
-  @Test
-  void customCheckpointsArePendingAtTheirPositionAndOnlyEverGrow() {
-    backend.migrate();
-    Await.result(storage.storeCustom(H1, List.of(new CustomCheckpoint(user("app"), 5, false),
-        new CustomCheckpoint(user("app"), 7, true), new CustomCheckpoint(user("other"), 3, false))));
-    Row app = backend.row("app");
-    assertEquals(new Row(7, H1, null, app.requestedAt()), app);
-    assertNotNull(app.requestedAt(), "the greatest of the transaction wins, with its request flag");
-    assertNull(backend.row("other").requestedAt(), "a persistent custom checkpoint is never compacted");
-    Await.result(storage.storeCustom(H2, List.of(new CustomCheckpoint(user("app"), 6, false))));
-    assertEquals(7L, backend.row("app").checkpoint());
-    assertEquals(H1, backend.row("app").head(), "a lower id changes nothing");
-    assertEquals(List.of(new Reached(user("app"), 7), new Reached(user("other"), 3)),
-        sorted(Await.result(storage.markProcessed(H1))));
-    Await.result(storage.storeCustom(H2, List.of(new CustomCheckpoint(user("app"), 8, false))));
-    assertEquals(new Row(8, H2, null, null), backend.row("app"));
-  }
-
-  @Test
-  void storageAnswersAPingAndCountsItsRows() {
-    backend.migrate();
-    Await.result(storage.ping());
-    assertEquals(0L, Await.result(storage.count()));
-    store(H1, generated("a"), generated("b"));
-    assertEquals(2L, Await.result(storage.count()));
-  }
-
-  private static List<Reached> sorted(List<Reached> reached) {
-    List<Reached> copy = new ArrayList<>(reached);
-    copy.sort(Comparator.comparing(r -> r.user().userId()));
-    return copy;
   }
 }

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import static io.ackpoint.storage.StorageBackend.H1;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,10 +31,10 @@ class MongoCheckpointStorageTest extends CheckpointStorageContract {
   private MongoClient client;
 
   @Override
-  Backend open(Vertx vertx) {
+  StorageBackend open(Vertx vertx) {
     client = MongoClient.create(vertx, new JsonObject().put("connection_string", TestMongo.freshDatabase()));
     MongoCheckpointStorage mongo = new MongoCheckpointStorage(client);
-    return new Backend() {
+    return new StorageBackend() {
       @Override
       public CheckpointStorage storage() {
         return mongo;
@@ -45,9 +46,9 @@ class MongoCheckpointStorageTest extends CheckpointStorageContract {
       }
 
       @Override
-      public void migrateHolding(List<Seed> seeds) {
+      public void migrateHolding(List<StorageBackend.Seed> seeds) {
         Await.result(MongoMigrations.migrate(client, MongoMigrations.MIGRATIONS_IN_ORDER.subList(0, 1)));
-        for (Seed s : seeds) {
+        for (StorageBackend.Seed s : seeds) {
           Await.result(client.insert(COLLECTION, key(s.userId()).put("write_checkpoint", s.checkpoint())
               .put("lsns", new JsonObject().put("1", s.head())).put("processed_at_lsn", null).put("checkpoint_requested_at", null)));
         }
@@ -55,12 +56,12 @@ class MongoCheckpointStorageTest extends CheckpointStorageContract {
       }
 
       @Override
-      public Row row(String user) {
+      public StorageBackend.Row row(String user) {
         List<JsonObject> found = Await.result(client.find(COLLECTION, key(user)));
         assertEquals(1, found.size(), user);
         JsonObject doc = found.get(0);
         JsonObject requested = doc.getJsonObject("checkpoint_requested_at");
-        return new Row(doc.getLong("write_checkpoint"), doc.getJsonObject("lsns").getString("1"),
+        return new StorageBackend.Row(doc.getLong("write_checkpoint"), doc.getJsonObject("lsns").getString("1"),
             doc.getString("processed_at_lsn"), requested == null ? null : Instant.parse(requested.getString("$date")));
       }
 
@@ -130,7 +131,7 @@ class MongoCheckpointStorageTest extends CheckpointStorageContract {
 
   @Test
   void anInstallHoldingDuplicatesKeepsItsPlainIndex() {
-    backend.migrateHolding(List.of(new Seed("dup", 3, H1), new Seed("dup", 6, H1)));
+    backend.migrateHolding(List.of(new StorageBackend.Seed("dup", 3, H1), new StorageBackend.Seed("dup", 6, H1)));
     Map<String, JsonObject> indexes = indexes();
     assertTrue(indexes.containsKey("user_id"), indexes.toString());
     assertFalse(indexes.containsKey("user_key"), "a unique index cannot be built over duplicates");

@@ -17,6 +17,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 
+import static io.ackpoint.storage.StorageBackend.H1;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** The storage contract on a real PostgreSQL, and what is PostgreSQL's own: its schema and migrations. */
@@ -25,10 +26,10 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
   private Sql sql;
 
   @Override
-  Backend open(Vertx vertx) {
+  StorageBackend open(Vertx vertx) {
     sql = new Sql(vertx, TestDatabase.freshDatabase());
     PgCheckpointStorage pg = new PgCheckpointStorage(sql.pool());
-    return new Backend() {
+    return new StorageBackend() {
       @Override
       public CheckpointStorage storage() {
         return pg;
@@ -40,9 +41,9 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
       }
 
       @Override
-      public void migrateHolding(List<Seed> seeds) {
+      public void migrateHolding(List<StorageBackend.Seed> seeds) {
         Await.result(PgMigrations.migrate(sql.pool(), PgMigrations.MIGRATIONS.subList(0, 1)));
-        for (Seed s : seeds) {
+        for (StorageBackend.Seed s : seeds) {
           sql.query("INSERT INTO ackpoint_write_checkpoints (user_id, write_checkpoint, lsns) VALUES ($1, $2, $3)",
               s.userId(), s.checkpoint(), new JsonObject().put("1", s.head()));
         }
@@ -50,11 +51,11 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
       }
 
       @Override
-      public CheckpointStorageContract.Row row(String user) {
+      public StorageBackend.Row row(String user) {
         io.vertx.sqlclient.Row row = sql.query("SELECT write_checkpoint, lsns->>'1', processed_at_lsn, checkpoint_requested_at"
             + " FROM ackpoint_write_checkpoints WHERE user_id = $1 AND client_id = ''", user).iterator().next();
         OffsetDateTime requested = row.getOffsetDateTime(3);
-        return new CheckpointStorageContract.Row(row.getLong(0), row.getString(1), row.getString(2),
+        return new StorageBackend.Row(row.getLong(0), row.getString(1), row.getString(2),
             requested == null ? null : requested.toInstant());
       }
 
@@ -110,7 +111,7 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
 
   @Test
   void anInstallHoldingDuplicatesKeepsItsPlainIndex() {
-    backend.migrateHolding(List.of(new Seed("dup", 3, H1), new Seed("dup", 6, H1)));
+    backend.migrateHolding(List.of(new StorageBackend.Seed("dup", 3, H1), new StorageBackend.Seed("dup", 6, H1)));
     assertEquals(0, indexes("ackpoint_write_checkpoints_user_client_key"));
     assertEquals(1, indexes("ackpoint_write_checkpoints_user_client_idx"));
   }
