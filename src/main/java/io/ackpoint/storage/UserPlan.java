@@ -20,9 +20,9 @@ import static io.ackpoint.storage.CheckpointDocument.REQUESTED;
  * were read, with the semantics of PostgreSQL's {@code STORE_BATCH} (see {@link CheckpointWrite}):
  * a generated request gets the greatest stored id plus one, unless that is already 2^63-1
  * (exhausted: nothing changes for it); every document below the resulting id is raised to it, gets
- * this batch's head and is pending again; a supplied id equal to a document's resulting id refreshes
- * its {@code checkpoint_requested_at} to {@code now}, a generated one clears it. Duplicates of older installs are
- * each brought up the same way, and the answer is the maximum across them.
+ * this batch's head and is pending again; a supplied id equal to a document's resulting id sets its
+ * {@code checkpoint_requested_at} to {@code now}, a generated one clears it. Duplicates of older
+ * installs are each brought up the same way, and the answer is the maximum across them.
  *
  * <p>Every change is a compare-and-set, so that concurrent batches never lose an increment without
  * a transaction: an upsert whose filter is the document's {@code _id} with the id and processed

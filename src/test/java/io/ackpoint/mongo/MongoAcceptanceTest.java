@@ -32,7 +32,8 @@ class MongoAcceptanceTest {
     ApiClient api = new ApiClient(vertx, TestAckpoint.portOf(config));
     try {
       assertEquals("5", data(api.checkpointRequest(token, "c1", "5")).getString("checkpoint_request_id"));
-      assertEquals("5", data(api.checkpointRequest(token, "c1", "3")).getString("checkpoint_request_id"), "a stale id answers the stored one");
+      assertEquals("5", data(api.checkpointRequest(token, "c1", "3")).getString("checkpoint_request_id"),
+          "a stale id answers the stored one");
       assertEquals("1", data(api.writeCheckpoint2(token, "c2")).getString("write_checkpoint"));
       try (StreamClient stream = StreamClient.syncStream(vertx, TestAckpoint.portOf(config), token, "c1")) {
         stream.nextMatching(line -> "5".equals(writeCheckpoint(line)));

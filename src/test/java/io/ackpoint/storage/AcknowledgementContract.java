@@ -43,8 +43,9 @@ interface AcknowledgementContract {
 
   @Test
   default void markingProcessedAnswersOneReachedPerUserWithItsGreatestId() {
-    backend().migrateHolding(List.of(new StorageBackend.Seed("dup", 9, "00000000/00000001"), new StorageBackend.Seed("dup", 4, "00000000/00000001"),
-        new StorageBackend.Seed("solo", 2, "00000000/00000001")));
+    String early = "00000000/00000001";
+    backend().migrateHolding(List.of(new StorageBackend.Seed("dup", 9, early), new StorageBackend.Seed("dup", 4, early),
+        new StorageBackend.Seed("solo", 2, early)));
     List<Reached> reached = new ArrayList<>(Await.result(storage().markProcessed(H1)));
     reached.sort(Comparator.comparing(r -> r.user().userId()));
     assertEquals(List.of(new Reached(user("dup"), 9), new Reached(user("solo"), 2)), reached);

@@ -152,7 +152,8 @@ abstract class CheckpointStorageContract implements AcknowledgementContract {
 
   @Test
   void olderInstallsWithDuplicateRowsKeepWorkingAndAnswerTheMaximum() {
-    backend.migrateHolding(List.of(new StorageBackend.Seed("dup", 3, "00000000/00000001"), new StorageBackend.Seed("dup", 6, "00000000/00000001")));
+    String early = "00000000/00000001";
+    backend.migrateHolding(List.of(new StorageBackend.Seed("dup", 3, early), new StorageBackend.Seed("dup", 6, early)));
     assertEquals(6L, checkpoint(store(H1, requested("dup", 5)), "dup"));
     assertEquals(List.of(5L, 6L), backend.ids("dup"), "the lower duplicate was raised to the supplied id");
     assertEquals(7L, checkpoint(store(H1, generated("dup")), "dup"));
