@@ -69,6 +69,11 @@ final class ConfigBinder {
           + " source.uri to it); storage is where Ackpoint keeps its checkpoints (the same database or another one)."
           + " The embedded database is for trying Ackpoint out, as source and storage together");
     }
+    CheckpointsConfig checkpoints = checkpoints(r);
+    if (checkpoints.mode() == CheckpointMode.CUSTOM && source.type() == DatabaseType.MONGODB) {
+      throw new ConfigException("checkpoints.mode", "custom checkpoints are read from a PostgreSQL table's logical"
+          + " replication, and source.type is mongodb: use checkpoints.mode managed with a MongoDB source");
+    }
     return new AckpointConfig(
         http,
         auth,
@@ -82,7 +87,7 @@ final class ConfigBinder {
             r.duration("acknowledgement.legacy_timeout"),
             r.duration("acknowledgement.max_wait"),
             r.duration("streams.keepalive_interval")),
-        checkpoints(r),
+        checkpoints,
         new CompactionConfig(positive(r, "compaction.interval"), r.integer("compaction.batch_size", 1, 100_000)),
         r.string("admin.token"),
         eventBusPrefix(r),
@@ -210,7 +215,10 @@ final class ConfigBinder {
       throw new ConfigException(prefix + ".uri", "required when " + typeKey + " is " + type.name().toLowerCase(Locale.ROOT));
     }
     if (type == DatabaseType.MONGODB) {
-      throw new ConfigException(typeKey, "mongodb is not supported by this build yet");
+      String problem = MongoUri.problem(uri);
+      if (problem != null) {
+        throw new ConfigException(prefix + ".uri", problem);
+      }
     }
     return new DatabaseConfig(type, uri, r.integer(prefix + ".pool_size", 1, 256),
         positive(r, prefix + ".connect_timeout"), positive(r, prefix + ".statement_timeout"));

@@ -4,7 +4,10 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /** The event-bus form of custom checkpoints committed at one position. */
 public final class CustomCheckpoints {
@@ -29,5 +32,17 @@ public final class CustomCheckpoints {
           Long.parseLong(row.getString("checkpoint")), row.getBoolean("request")));
     }
     return out;
+  }
+
+  /**
+   * One checkpoint per full user id, as storage keeps them: of the checkpoints of one transaction,
+   * the greatest id wins, with its request flag.
+   */
+  public static Collection<CustomCheckpoint> latestPerUser(List<CustomCheckpoint> checkpoints) {
+    Map<FullUserId, CustomCheckpoint> latest = new LinkedHashMap<>();
+    for (CustomCheckpoint c : checkpoints) {
+      latest.merge(c.user(), c, (a, b) -> b.checkpoint() > a.checkpoint() ? b : a);
+    }
+    return latest.values();
   }
 }

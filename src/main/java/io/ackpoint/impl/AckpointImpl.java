@@ -2,7 +2,6 @@ package io.ackpoint.impl;
 
 import io.ackpoint.Ackpoint;
 import io.ackpoint.AckpointAddresses;
-import io.ackpoint.AckpointError;
 import io.ackpoint.AckpointExceptionCodec;
 import io.ackpoint.AckpointOptions;
 import io.ackpoint.ack.AckVerticle;
@@ -10,7 +9,6 @@ import io.ackpoint.auth.JwtAuthenticator;
 import io.ackpoint.batch.BatcherVerticle;
 import io.ackpoint.compaction.CompactionVerticle;
 import io.ackpoint.config.AckpointConfig;
-import io.ackpoint.config.AckpointConfig.CheckpointMode;
 import io.ackpoint.config.DevelopmentKey;
 import io.ackpoint.embedded.EmbeddedDatabase;
 import io.ackpoint.http.HttpApi;
@@ -19,12 +17,8 @@ import io.ackpoint.http.HttpSettings;
 import io.ackpoint.http.HttpVerticle;
 import io.ackpoint.http.MetricsVerticle;
 import io.ackpoint.metrics.AckpointMetrics;
-import io.ackpoint.source.PgReplicationSource;
-import io.ackpoint.source.ReplicationFollowerVerticle;
 import io.ackpoint.source.ReplicationSource;
 import io.ackpoint.storage.CheckpointStorage;
-import io.ackpoint.storage.PgCheckpointStorage;
-import io.ackpoint.storage.PgMigrations;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -33,7 +27,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.Deployable;
 import io.vertx.ext.web.Router;
-import io.vertx.sqlclient.Pool;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -77,7 +70,7 @@ public final class AckpointImpl implements Ackpoint {
     AckpointExceptionCodec.registerOn(vertx);
     return startEmbedded(vertx, configured).compose(embedded -> {
       AckpointConfig config = embedded == null ? configured : configured.withEmbeddedUri(embedded.uri());
-      return migrate(vertx, config)
+      return Backends.migrate(vertx, config)
           .compose(v -> {
             AckpointImpl ackpoint = create(vertx, config, options.getMeterRegistry(), embedded);
             return ackpoint.deployVerticles().map((Ackpoint) ackpoint)
@@ -90,14 +83,14 @@ public final class AckpointImpl implements Ackpoint {
   private static AckpointImpl create(Vertx vertx, AckpointConfig config, MeterRegistry given, EmbeddedDatabase embedded) {
     Databases databases = Databases.open(vertx, config);
     MeterRegistry registry = given != null ? given : ownRegistry();
-    ReplicationSource source = new PgReplicationSource(databases.source());
+    ReplicationSource source = Backends.source(config, databases);
     AckpointMetrics metrics = new AckpointMetrics(registry, source.positions());
     HttpQueues queues = HttpQueues.of(config.http());
     metrics.queues(queues.all());
     Supplier<String> metricsText = registry instanceof PrometheusMeterRegistry prometheus ? prometheus::scrape : null;
     HttpSettings http = new HttpSettings(config, new AckpointAddresses(config.eventBusPrefix()), queues,
         JwtAuthenticator.factory(config.auth(), metrics), metrics, metricsText);
-    return new AckpointImpl(vertx, config, metrics, http, embedded, databases, new PgCheckpointStorage(databases.storage()), source);
+    return new AckpointImpl(vertx, config, metrics, http, embedded, databases, Backends.storage(config, databases), source);
   }
 
   /**
@@ -114,9 +107,7 @@ public final class AckpointImpl implements Ackpoint {
     Future<Void> chain = deploy(new BatcherVerticle(source, storage, config.batching(), config.checkpoints().mode(), metrics, addresses))
         .compose(v -> deploy(new AckVerticle(storage, source, config.acknowledgement(), config.replication(), metrics, addresses)));
     if (config.replication().follower()) {
-      chain = chain.compose(v -> deploy(new ReplicationFollowerVerticle(config.source().uri(), config.replication(),
-          config.checkpoints().mode() == CheckpointMode.CUSTOM ? config.checkpoints().custom() : null,
-          (PgReplicationSource) source, addresses, metrics)));
+      chain = chain.compose(v -> deploy(Backends.follower(vertx, config, source, addresses, metrics)));
     }
     chain = chain.compose(v -> deploy(new CompactionVerticle(storage, config.checkpoints(), config.compaction(), metrics,
         addresses.compactionRun())));
@@ -144,16 +135,6 @@ public final class AckpointImpl implements Ackpoint {
   /** One HTTP verticle per event loop. */
   public static int eventLoops(AckpointConfig config) {
     return config.http().eventLoops() > 0 ? config.http().eventLoops() : Runtime.getRuntime().availableProcessors();
-  }
-
-  /** Schema migrations run once per start, before any verticle touches storage, on a connection of their own. */
-  private static Future<Void> migrate(Vertx vertx, AckpointConfig config) {
-    Pool pool = PgPools.forMigrations(vertx, config.storage());
-    return PgMigrations.migrate(pool)
-        .recover(e -> Future.failedFuture(AckpointError.STORAGE_UNAVAILABLE.exception("storage at "
-            + PgPools.redacted(config.storage().uri()) + " (storage.uri) could not be prepared: " + PgPools.explain(e))))
-        .eventually(pool::close)
-        .mapEmpty();
   }
 
   /** Starting it blocks (it runs initdb and waits for the server), so it runs on a worker thread. */

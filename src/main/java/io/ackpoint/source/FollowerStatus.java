@@ -5,7 +5,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The follower's state for readiness, written by its worker thread and read by its event loop. A
+ * The follower's state for readiness, written where its stream runs and read by its event loop. A
  * failure is logged in one line, without a stack trace, when its cause changes, not on every retry:
  * a slot held by another process would otherwise log every few seconds for as long as it lasts.
  */
@@ -13,14 +13,15 @@ final class FollowerStatus {
 
   private static final Logger LOG = LoggerFactory.getLogger(FollowerStatus.class);
 
-  private final String slot;
+  /** What is followed, for the log: "replication slot ackpoint", "change stream on app._ackpoint_checkpoints". */
+  private final String followed;
   private final ReplicationListener listener;
   private volatile ReplicationStatus current = ReplicationStatus.notReady("the replication follower has not connected yet");
-  /** The reason last logged; null while following. Only the worker thread touches it. */
+  /** The reason last logged; null while following. Only the thread that runs the stream touches it. */
   private String logged;
 
-  FollowerStatus(String slot, ReplicationListener listener) {
-    this.slot = slot;
+  FollowerStatus(String followed, ReplicationListener listener) {
+    this.followed = followed;
     this.listener = listener;
   }
 
@@ -32,9 +33,9 @@ final class FollowerStatus {
     current = ReplicationStatus.READY;
     listener.followerUp(true);
     if (logged != null) {
-      LOG.info("replication follower running again on slot {}", slot);
+      LOG.info("replication follower running again on {}", followed);
     } else {
-      LOG.info("following replication slot {}", slot);
+      LOG.info("following {}", followed);
     }
     logged = null;
   }

@@ -57,7 +57,7 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
     this.source = source;
     this.addresses = addresses;
     this.listener = listener;
-    this.status = new FollowerStatus(config.slotName(), listener);
+    this.status = new FollowerStatus("replication slot " + config.slotName(), listener);
     this.failures = new ReplicationFailures(config.slotName(), PgConnectOptions.fromUri(uri).getUser());
   }
 

@@ -3,6 +3,7 @@ package io.ackpoint.storage;
 import io.ackpoint.AckpointError;
 import io.ackpoint.core.CheckpointWrite;
 import io.ackpoint.core.CustomCheckpoint;
+import io.ackpoint.core.CustomCheckpoints;
 import io.ackpoint.core.FullUserId;
 import io.ackpoint.core.Reached;
 import io.ackpoint.core.StoredBatch;
@@ -19,8 +20,8 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -53,11 +54,11 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   @Override
   public Future<StoredBatch> store(String head, List<CheckpointWrite> writes) {
     JsonObject lsns = new JsonObject().put("1", head);
-    return attempt(lsns, writes, new HashMap<>(), false, 1).recover(e -> Future.failedFuture(storeFailure(e)));
+    return Attempts.run(writes, MAX_ATTEMPTS, attempt -> attempt(lsns, attempt))
+        .recover(e -> Future.failedFuture(storeFailure(e)));
   }
 
-  private Future<StoredBatch> attempt(JsonObject lsns, List<CheckpointWrite> writes, Map<FullUserId, WriteOutcome> outcomes,
-                                      boolean pending, int attempt) {
+  private Future<Attempts.Attempt> attempt(JsonObject lsns, List<CheckpointWrite> writes) {
     int n = writes.size();
     String[] users = new String[n];
     String[] clients = new String[n];
@@ -70,8 +71,9 @@ public final class PgCheckpointStorage implements CheckpointStorage {
       requested[i] = w.requestedId();
       generated[i] = w.generated();
     }
-    return pool.preparedQuery(STORE_BATCH).execute(Tuple.of(users, clients, requested, generated, lsns)).compose(rows -> {
-      boolean anyPending = pending;
+    return pool.preparedQuery(STORE_BATCH).execute(Tuple.of(users, clients, requested, generated, lsns)).map(rows -> {
+      Map<FullUserId, WriteOutcome> outcomes = new HashMap<>();
+      boolean anyPending = false;
       for (Row row : rows) {
         FullUserId user = new FullUserId(row.getString(0), row.getString(1));
         long checkpoint = row.getLong(2);
@@ -88,15 +90,7 @@ public final class PgCheckpointStorage implements CheckpointStorage {
           missing.add(w);
         }
       }
-      if (missing.isEmpty()) {
-        return Future.succeededFuture(new StoredBatch(outcomes, anyPending));
-      }
-      if (attempt >= MAX_ATTEMPTS) {
-        // Those already written keep their outcome; only the users still missing are contended.
-        missing.forEach(w -> outcomes.put(w.user(), new WriteOutcome.Contended()));
-        return Future.succeededFuture(new StoredBatch(outcomes, anyPending));
-      }
-      return attempt(lsns, missing, outcomes, anyPending, attempt + 1);
+      return new Attempts.Attempt(outcomes, anyPending, missing);
     });
   }
 
@@ -119,18 +113,14 @@ public final class PgCheckpointStorage implements CheckpointStorage {
 
   @Override
   public Future<Void> storeCustom(String position, List<CustomCheckpoint> checkpoints) {
-    // One row per user: the greatest id of the transaction wins, with its request flag.
-    Map<FullUserId, CustomCheckpoint> latest = new LinkedHashMap<>();
-    for (CustomCheckpoint c : checkpoints) {
-      latest.merge(c.user(), c, (a, b) -> b.checkpoint() > a.checkpoint() ? b : a);
-    }
+    Collection<CustomCheckpoint> latest = CustomCheckpoints.latestPerUser(checkpoints);
     int n = latest.size();
     String[] users = new String[n];
     String[] clients = new String[n];
     Long[] ids = new Long[n];
     Boolean[] requests = new Boolean[n];
     int i = 0;
-    for (CustomCheckpoint c : latest.values()) {
+    for (CustomCheckpoint c : latest) {
       users[i] = c.user().userId();
       clients[i] = c.user().clientId();
       ids[i] = c.checkpoint();

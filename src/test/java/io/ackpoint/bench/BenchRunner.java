@@ -151,6 +151,12 @@ public final class BenchRunner {
           }
         }
       }
+      try (ServerProcess server = ServerProcess.start("mongodb-storage", port + 2, MongoStorageCase.env(env))) {
+        warmUp(server);
+        for (int c : MongoStorageCase.CONNECTIONS) {
+          rows.add(measure(MongoStorageCase.NAME, server, POST, REQUEST, 1000, c));
+        }
+      }
       report(results);
     } finally {
       if (embedded != null) {
@@ -283,7 +289,8 @@ public final class BenchRunner {
             + "%,.0f req/s with p99 %.1f ms (without compaction: %,.0f req/s, p99 %.1f ms), non-2xx: %s%n%n",
         c.inserted(), c.deleted(), c.batches(), c.seconds(), c.during().okPerSecond(), c.during().p99us() / 1000.0,
         c.baseline().okPerSecond(), c.baseline().p99us() / 1000.0, c.during().non2xx()));
-    md.append("![throughput and p99 against connections, acknowledgement latency](chart.png)\n\n");
+    md.append(MongoStorageCase.markdown(c2 -> find(MongoStorageCase.NAME, REQUEST, 1000, c2)));
+    md.append("\n![throughput and p99 against connections, acknowledgement latency](chart.png)\n\n");
     md.append("## All cases\n\n");
     md.append("| server | route | users | connections | successful req/s | p50 ms | p99 ms | max ms | non-2xx | requests per storage round trip | Ackpoint CPU | PostgreSQL CPU |\n");
     md.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");

@@ -104,6 +104,36 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void mongodbIsASourceAndAStorageThatNameTheirDatabase() {
+    AckpointConfig config = ConfigLoader.resolve(minimal(), Map.of(
+        "ACKPOINT_SOURCE_TYPE", "mongodb", "ACKPOINT_SOURCE_URI", "mongodb://db1,db2/app?replicaSet=rs0",
+        "ACKPOINT_STORAGE_TYPE", "mongodb", "ACKPOINT_STORAGE_URI", "mongodb+srv://user:pw@cluster.example.com/ackpoint"));
+    assertEquals(AckpointConfig.DatabaseType.MONGODB, config.source().type());
+    assertEquals(AckpointConfig.DatabaseType.MONGODB, config.storage().type());
+    assertFalse(config.needsEmbeddedDatabase());
+    ConfigException noDatabase = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(),
+        Map.of("ACKPOINT_STORAGE_TYPE", "mongodb", "ACKPOINT_STORAGE_URI", "mongodb://db1:27017/?replicaSet=rs0")));
+    assertTrue(noDatabase.getMessage().contains("'storage.uri'") && noDatabase.getMessage().contains("name the database"),
+        noDatabase.getMessage());
+    ConfigException notMongo = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(),
+        Map.of("ACKPOINT_SOURCE_TYPE", "mongodb", "ACKPOINT_SOURCE_URI", "postgresql://db/app")));
+    assertTrue(notMongo.getMessage().contains("'source.uri'"), notMongo.getMessage());
+  }
+
+  @Test
+  void customCheckpointsNeedAPostgresSource() {
+    ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(
+        "ACKPOINT_CHECKPOINTS_MODE", "custom",
+        "ACKPOINT_SOURCE_TYPE", "mongodb", "ACKPOINT_SOURCE_URI", "mongodb://db/app",
+        "ACKPOINT_STORAGE_TYPE", "mongodb", "ACKPOINT_STORAGE_URI", "mongodb://db/app")));
+    assertTrue(e.getMessage().contains("'checkpoints.mode'") && e.getMessage().contains("mongodb"), e.getMessage());
+    AckpointConfig mongoStorage = ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_CHECKPOINTS_MODE", "custom",
+        "ACKPOINT_SOURCE_TYPE", "postgresql", "ACKPOINT_SOURCE_URI", "postgresql://app/db",
+        "ACKPOINT_STORAGE_TYPE", "mongodb", "ACKPOINT_STORAGE_URI", "mongodb://db/app"));
+    assertEquals(AckpointConfig.CheckpointMode.CUSTOM, mongoStorage.checkpoints().mode());
+  }
+
+  @Test
   void keysAndAudienceAreRequired() {
     ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(new JsonObject(), Map.of()));
     assertTrue(e.getMessage().contains("'auth.audience'"), e.getMessage());

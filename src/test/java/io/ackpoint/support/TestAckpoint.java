@@ -43,6 +43,21 @@ public final class TestAckpoint {
     return config;
   }
 
+  /** Makes the source a MongoDB database ({@link TestMongo}). */
+  public static JsonObject withMongoSource(JsonObject config, String uri) {
+    return config.put("source", new JsonObject().put("type", "mongodb").put("uri", uri));
+  }
+
+  /** Makes storage a MongoDB database ({@link TestMongo}). */
+  public static JsonObject withMongoStorage(JsonObject config, String uri) {
+    return config.put("storage", new JsonObject().put("type", "mongodb").put("uri", uri));
+  }
+
+  /** Source and storage on one fresh MongoDB database of the test server. */
+  public static JsonObject onMongo(String uri) {
+    return withMongoStorage(withMongoSource(configJson(uri), uri), uri);
+  }
+
   public static String slotOf(JsonObject config) {
     return config.getJsonObject("replication").getString("slot_name");
   }

@@ -1,0 +1,70 @@
+package io.ackpoint.impl;
+
+import io.ackpoint.AckpointAddresses;
+import io.ackpoint.AckpointError;
+import io.ackpoint.config.AckpointConfig;
+import io.ackpoint.config.AckpointConfig.CheckpointMode;
+import io.ackpoint.source.ChangeStreamFollowerVerticle;
+import io.ackpoint.source.MongoReplicationSource;
+import io.ackpoint.source.PgReplicationSource;
+import io.ackpoint.source.ReplicationFollowerVerticle;
+import io.ackpoint.source.ReplicationListener;
+import io.ackpoint.source.ReplicationSource;
+import io.ackpoint.storage.CheckpointStorage;
+import io.ackpoint.storage.MongoCheckpointStorage;
+import io.ackpoint.storage.MongoMigrations;
+import io.ackpoint.storage.PgCheckpointStorage;
+import io.ackpoint.storage.PgMigrations;
+import io.vertx.core.Deployable;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.ext.mongo.MongoClient;
+import io.vertx.sqlclient.Pool;
+
+import static io.ackpoint.impl.Databases.isMongo;
+
+/**
+ * Which implementation serves each database type: storage, source, its follower and the schema
+ * migrations. Any pairing works, since positions are canonical strings both storages compare alike.
+ */
+final class Backends {
+
+  private Backends() {
+  }
+
+  static CheckpointStorage storage(AckpointConfig config, Databases databases) {
+    return isMongo(config.storage()) ? new MongoCheckpointStorage(databases.storage().mongo())
+        : new PgCheckpointStorage(databases.storage().pool());
+  }
+
+  static ReplicationSource source(AckpointConfig config, Databases databases) {
+    return isMongo(config.source()) ? new MongoReplicationSource(databases.source().mongo(), databases.sourceLocal())
+        : new PgReplicationSource(databases.source().pool());
+  }
+
+  /** The built-in follower of the source's replication stream. */
+  static Deployable follower(Vertx vertx, AckpointConfig config, ReplicationSource source, AckpointAddresses addresses,
+                             ReplicationListener listener) {
+    if (isMongo(config.source())) {
+      return new ChangeStreamFollowerVerticle(commands -> MongoClients.withListener(vertx, config.source(), commands),
+          config.replication(), source, addresses, listener);
+    }
+    return new ReplicationFollowerVerticle(config.source().uri(), config.replication(),
+        config.checkpoints().mode() == CheckpointMode.CUSTOM ? config.checkpoints().custom() : null,
+        (PgReplicationSource) source, addresses, listener);
+  }
+
+  /** Schema migrations run once per start, before any verticle touches storage, on a client of their own. */
+  static Future<Void> migrate(Vertx vertx, AckpointConfig config) {
+    Future<?> migrated;
+    if (isMongo(config.storage())) {
+      MongoClient client = MongoClients.forMigrations(vertx, config.storage());
+      migrated = MongoMigrations.migrate(client).eventually(client::close);
+    } else {
+      Pool pool = PgPools.forMigrations(vertx, config.storage());
+      migrated = PgMigrations.migrate(pool).eventually(pool::close);
+    }
+    return migrated.recover(e -> Future.failedFuture(AckpointError.STORAGE_UNAVAILABLE.exception("storage at "
+        + PgPools.redacted(config.storage().uri()) + " (storage.uri) could not be prepared: " + PgPools.explain(e)))).mapEmpty();
+  }
+}

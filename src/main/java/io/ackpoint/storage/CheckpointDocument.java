@@ -1,0 +1,44 @@
+package io.ackpoint.storage;
+
+import io.ackpoint.core.FullUserId;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * One checkpoint document of MongoDB storage, as read: the same logical row as PostgreSQL's,
+ * {@code {_id, user_id, client_id, write_checkpoint, lsns: {"1": head}, processed_at_lsn,
+ * checkpoint_requested_at}}. {@code processed_at_lsn} is {@code null} while pending;
+ * {@code checkpoint_requested_at} is a date on client-requested documents and {@code null} on
+ * generated ones. {@code id} is kept exactly as the client decoded it, so that it matches again.
+ */
+record CheckpointDocument(Object id, FullUserId user, long checkpoint, JsonObject lsns, String processedAt) {
+
+  static final String COLLECTION = "ackpoint_write_checkpoints";
+  static final String ID = "_id";
+  static final String USER = "user_id";
+  static final String CLIENT = "client_id";
+  static final String CHECKPOINT = "write_checkpoint";
+  static final String LSNS = "lsns";
+  static final String HEAD = "lsns.1";
+  static final String PROCESSED = "processed_at_lsn";
+  /** Which acknowledgement marked the document processed, so that it answers for exactly those. */
+  static final String PROCESSED_BY = "processed_by";
+  static final String REQUESTED = "checkpoint_requested_at";
+
+  static CheckpointDocument of(JsonObject doc) {
+    return new CheckpointDocument(doc.getValue(ID), user(doc), ((Number) doc.getValue(CHECKPOINT)).longValue(),
+        doc.getJsonObject(LSNS, new JsonObject()), doc.getString(PROCESSED));
+  }
+
+  static FullUserId user(JsonObject doc) {
+    return new FullUserId(doc.getString(USER), doc.getString(CLIENT, ""));
+  }
+
+  /** The filter of one full user id's documents (the unique index's key on new installs). */
+  static JsonObject key(FullUserId user) {
+    return new JsonObject().put(USER, user.userId()).put(CLIENT, user.clientId());
+  }
+
+  boolean pending() {
+    return processedAt == null;
+  }
+}

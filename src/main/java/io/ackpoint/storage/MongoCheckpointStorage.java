@@ -1,0 +1,265 @@
+package io.ackpoint.storage;
+
+import com.mongodb.MongoBulkWriteException;
+import com.mongodb.bulk.BulkWriteError;
+import io.ackpoint.AckpointError;
+import io.ackpoint.core.CheckpointWrite;
+import io.ackpoint.core.CustomCheckpoint;
+import io.ackpoint.core.CustomCheckpoints;
+import io.ackpoint.core.FullUserId;
+import io.ackpoint.core.Reached;
+import io.ackpoint.core.StoredBatch;
+import io.ackpoint.core.WriteOutcome;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.mongo.BulkOperation;
+import io.vertx.ext.mongo.BulkWriteOptions;
+import io.vertx.ext.mongo.FindOptions;
+import io.vertx.ext.mongo.MongoClient;
+import io.vertx.ext.mongo.MongoClientDeleteResult;
+import io.vertx.ext.mongo.UpdateOptions;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import static io.ackpoint.storage.CheckpointDocument.CHECKPOINT;
+import static io.ackpoint.storage.CheckpointDocument.CLIENT;
+import static io.ackpoint.storage.CheckpointDocument.COLLECTION;
+import static io.ackpoint.storage.CheckpointDocument.HEAD;
+import static io.ackpoint.storage.CheckpointDocument.ID;
+import static io.ackpoint.storage.CheckpointDocument.LSNS;
+import static io.ackpoint.storage.CheckpointDocument.PROCESSED;
+import static io.ackpoint.storage.CheckpointDocument.PROCESSED_BY;
+import static io.ackpoint.storage.CheckpointDocument.REQUESTED;
+import static io.ackpoint.storage.CheckpointDocument.USER;
+
+/**
+ * Write checkpoints in MongoDB, with the contract of {@link PgCheckpointStorage} and without
+ * transactions: a batch is one read of its users' documents and one unordered bulk write of
+ * compare-and-set upserts ({@link UserPlan}); the users whose documents changed in between are read
+ * and written again, so the round trips per batch are bounded whatever its size.
+ */
+public final class MongoCheckpointStorage implements CheckpointStorage {
+
+  /**
+   * Each attempt settles at least one of the contending batches for every user it carries, so as
+   * many attempts as batches can be in flight at once (default 3, per node) resolve all contention.
+   */
+  private static final int MAX_ATTEMPTS = 16;
+  private static final int DUPLICATE_KEY = 11000;
+
+  private final MongoClient client;
+  private final Clock clock;
+
+  public MongoCheckpointStorage(MongoClient client) {
+    this(client, Clock.systemUTC());
+  }
+
+  MongoCheckpointStorage(MongoClient client, Clock clock) {
+    this.client = client;
+    this.clock = clock;
+  }
+
+  @Override
+  public Future<StoredBatch> store(String head, List<CheckpointWrite> writes) {
+    JsonObject lsns = new JsonObject().put("1", head);
+    return Attempts.run(writes, MAX_ATTEMPTS, attempt -> attempt(lsns, attempt))
+        .recover(e -> Future.failedFuture(AckpointError.STORAGE_UNAVAILABLE.exception(e)));
+  }
+
+  private Future<Attempts.Attempt> attempt(JsonObject lsns, List<CheckpointWrite> writes) {
+    JsonObject now = date(clock.instant());
+    return documentsOf(writes).compose(documents -> {
+      List<UserPlan> plans = new ArrayList<>(writes.size());
+      List<BulkOperation> operations = new ArrayList<>();
+      List<UserPlan> owners = new ArrayList<>();
+      for (CheckpointWrite w : writes) {
+        UserPlan plan = UserPlan.of(w, documents.getOrDefault(w.user(), List.of()), lsns, now);
+        plans.add(plan);
+        for (BulkOperation operation : plan.operations()) {
+          operations.add(operation);
+          owners.add(plan);
+        }
+      }
+      Future<List<BulkWriteError>> written = operations.isEmpty() ? Future.succeededFuture(List.of())
+          : client.bulkWriteWithOptions(COLLECTION, operations, new BulkWriteOptions(false))
+          .<List<BulkWriteError>>map(List.of())
+          .recover(MongoCheckpointStorage::writeErrors);
+      return written.map(errors -> settle(plans, owners, errors));
+    });
+  }
+
+  /** The documents of the batch's users, by user, in one query on the user key. */
+  private Future<Map<FullUserId, List<CheckpointDocument>>> documentsOf(List<CheckpointWrite> writes) {
+    JsonArray keys = new JsonArray();
+    writes.forEach(w -> keys.add(CheckpointDocument.key(w.user())));
+    FindOptions options = new FindOptions().setBatchSize(writes.size() + 1)
+        .setFields(new JsonObject().put(USER, 1).put(CLIENT, 1).put(CHECKPOINT, 1).put(LSNS, 1).put(PROCESSED, 1));
+    return client.findWithOptions(COLLECTION, new JsonObject().put("$or", keys), options).map(found -> {
+      Map<FullUserId, List<CheckpointDocument>> byUser = new HashMap<>();
+      for (JsonObject doc : found) {
+        CheckpointDocument d = CheckpointDocument.of(doc);
+        byUser.computeIfAbsent(d.user(), u -> new ArrayList<>()).add(d);
+      }
+      return byUser;
+    });
+  }
+
+  /** Operations refused one by one come back as errors; anything else (unreachable, timed out) fails the batch. */
+  private static Future<List<BulkWriteError>> writeErrors(Throwable failure) {
+    if (failure instanceof MongoBulkWriteException bulk && bulk.getWriteConcernError() == null) {
+      return Future.succeededFuture(bulk.getWriteErrors());
+    }
+    return Future.failedFuture(failure);
+  }
+
+  /**
+   * A user answers as planned when all its operations applied. A duplicate key error means its
+   * documents changed since they were read (or a concurrent batch created the user): it goes again.
+   * Any other refusal is of its data alone, and the rest of the batch stands.
+   */
+  private static Attempts.Attempt settle(List<UserPlan> plans, List<UserPlan> owners, List<BulkWriteError> errors) {
+    Map<UserPlan, String> rejected = new HashMap<>();
+    List<UserPlan> contended = new ArrayList<>();
+    for (BulkWriteError error : errors) {
+      UserPlan owner = owners.get(error.getIndex());
+      if (error.getCode() == DUPLICATE_KEY) {
+        if (!contended.contains(owner)) {
+          contended.add(owner);
+        }
+      } else {
+        rejected.putIfAbsent(owner, error.getMessage() + " (" + error.getCode() + ")");
+      }
+    }
+    Map<FullUserId, WriteOutcome> outcomes = new HashMap<>();
+    boolean pending = false;
+    List<CheckpointWrite> again = new ArrayList<>();
+    for (UserPlan plan : plans) {
+      if (rejected.containsKey(plan)) {
+        outcomes.put(plan.write().user(), new WriteOutcome.Rejected(rejected.get(plan)));
+      } else if (contended.contains(plan)) {
+        again.add(plan.write());
+      } else {
+        outcomes.put(plan.write().user(), plan.outcome());
+        pending |= plan.pending();
+      }
+    }
+    return new Attempts.Attempt(outcomes, pending, again);
+  }
+
+  /**
+   * The greatest id of a transaction wins per user: documents below it are raised to it at
+   * {@code position}, and a user without any gets one. Only the follower writes custom checkpoints,
+   * one transaction after the other, so the two operations per user need no compare-and-set.
+   */
+  @Override
+  public Future<Void> storeCustom(String position, List<CustomCheckpoint> checkpoints) {
+    JsonObject lsns = new JsonObject().put("1", position);
+    JsonObject now = date(clock.instant());
+    List<BulkOperation> operations = new ArrayList<>();
+    for (CustomCheckpoint c : CustomCheckpoints.latestPerUser(checkpoints)) {
+      JsonObject state = new JsonObject().put(CHECKPOINT, c.checkpoint()).put(LSNS, lsns).put(PROCESSED, null)
+          .put(REQUESTED, c.request() ? now : null);
+      JsonObject key = CheckpointDocument.key(c.user());
+      operations.add(BulkOperation.createUpdate(key.copy().put(CHECKPOINT, new JsonObject().put("$lt", c.checkpoint())),
+          new JsonObject().put("$set", state), false, true));
+      operations.add(BulkOperation.createUpdate(key, new JsonObject().put("$setOnInsert", state), true, false));
+    }
+    if (operations.isEmpty()) {
+      return Future.succeededFuture();
+    }
+    return guarded(client.bulkWriteWithOptions(COLLECTION, operations, new BulkWriteOptions(true)).mapEmpty());
+  }
+
+  /**
+   * Marks the pending documents whose head is at or before {@code position}, stamping them with a
+   * mark of this call, and answers for exactly the documents so stamped: one that a batch raised to a
+   * later head in between is neither marked nor announced, and a position applied twice (after a
+   * restart) announces nothing twice.
+   */
+  @Override
+  public Future<List<Reached>> markProcessed(String position) {
+    String mark = UUID.randomUUID().toString();
+    JsonObject due = new JsonObject().put(PROCESSED, null).put(HEAD, new JsonObject().put("$lte", position));
+    JsonObject marked = new JsonObject().put(PROCESSED, position).put(PROCESSED_BY, mark);
+    return guarded(client.updateCollectionWithOptions(COLLECTION, due, new JsonObject().put("$set", marked),
+            new UpdateOptions().setMulti(true))
+        .compose(result -> result == null || result.getDocModified() == 0 ? Future.succeededFuture(List.<JsonObject>of())
+            : client.findWithOptions(COLLECTION, marked,
+            new FindOptions().setFields(new JsonObject().put(USER, 1).put(CLIENT, 1).put(CHECKPOINT, 1))))
+        .map(MongoCheckpointStorage::greatestPerUser));
+  }
+
+  /** One {@link Reached} per user, with its greatest id: duplicates never tell a lower id after a higher one. */
+  private static List<Reached> greatestPerUser(List<JsonObject> documents) {
+    Map<FullUserId, Long> greatest = new LinkedHashMap<>();
+    for (JsonObject doc : documents) {
+      greatest.merge(CheckpointDocument.user(doc), ((Number) doc.getValue(CHECKPOINT)).longValue(), Math::max);
+    }
+    List<Reached> reached = new ArrayList<>(greatest.size());
+    greatest.forEach((user, id) -> reached.add(new Reached(user, id)));
+    return reached;
+  }
+
+  @Override
+  public Future<Long> latestAcknowledged(FullUserId user) {
+    JsonObject acknowledged = CheckpointDocument.key(user).put(PROCESSED, new JsonObject().put("$ne", null));
+    FindOptions greatest = new FindOptions().setSort(new JsonObject().put(CHECKPOINT, -1)).setLimit(1)
+        .setFields(new JsonObject().put(CHECKPOINT, 1));
+    return guarded(client.findWithOptions(COLLECTION, acknowledged, greatest)
+        .map(found -> found.isEmpty() ? null : ((Number) found.get(0).getValue(CHECKPOINT)).longValue()));
+  }
+
+  /**
+   * At most {@code limit} of the oldest expired requests, then a delete that checks the conditions
+   * again, so a document raised (pending again) or refreshed in between is spared. The conditions
+   * name the retention index's partial filter as it is, which is what lets MongoDB use it.
+   */
+  @Override
+  public Future<Integer> deleteExpiredRequests(Instant requestedBefore, int limit) {
+    JsonObject expired = new JsonObject()
+        .put(REQUESTED, new JsonObject().put("$type", "date").put("$lt", date(requestedBefore)))
+        .put(PROCESSED, new JsonObject().put("$type", "string"));
+    FindOptions oldest = new FindOptions().setSort(new JsonObject().put(REQUESTED, 1)).setLimit(limit)
+        .setFields(new JsonObject().put(ID, 1));
+    return guarded(client.findWithOptions(COLLECTION, expired, oldest).compose(found -> {
+      if (found.isEmpty()) {
+        return Future.succeededFuture(0);
+      }
+      JsonArray ids = new JsonArray();
+      found.forEach(doc -> ids.add(doc.getValue(ID)));
+      return client.removeDocuments(COLLECTION, expired.copy().put(ID, new JsonObject().put("$in", ids)))
+          .map(MongoCheckpointStorage::deleted);
+    }));
+  }
+
+  private static int deleted(MongoClientDeleteResult result) {
+    return result == null ? 0 : (int) result.getRemovedCount();
+  }
+
+  @Override
+  public Future<Long> count() {
+    return guarded(client.count(COLLECTION, new JsonObject()));
+  }
+
+  @Override
+  public Future<Void> ping() {
+    return guarded(client.runCommand("ping", new JsonObject().put("ping", 1)).mapEmpty());
+  }
+
+  /** A BSON date, as the Vert.x client writes one. */
+  static JsonObject date(Instant instant) {
+    return new JsonObject().put("$date", instant.toString());
+  }
+
+  private static <T> Future<T> guarded(Future<T> operation) {
+    return operation.recover(e -> Future.failedFuture(AckpointError.STORAGE_UNAVAILABLE.exception(e)));
+  }
+}

@@ -1,0 +1,133 @@
+package io.ackpoint.storage;
+
+import io.ackpoint.core.CheckpointWrite;
+import io.ackpoint.core.CustomCheckpoint;
+import io.ackpoint.core.FullUserId;
+import io.ackpoint.core.Reached;
+import io.ackpoint.core.StoredBatch;
+import io.ackpoint.support.Await;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+import static io.ackpoint.storage.StorageBackend.H1;
+import static io.ackpoint.storage.StorageBackend.H2;
+import static io.ackpoint.storage.StorageBackend.H3;
+import static io.ackpoint.storage.StorageBackend.generated;
+import static io.ackpoint.storage.StorageBackend.requested;
+import static io.ackpoint.storage.StorageBackend.user;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/**
+ * The storage contract past storing a batch: acknowledgement, the latest acknowledged id,
+ * retention, custom checkpoints and health. Default methods, so that {@link CheckpointStorageContract}
+ * runs them on every backend with its own.
+ */
+interface AcknowledgementContract {
+
+  StorageBackend backend();
+
+  default CheckpointStorage storage() {
+    return backend().storage();
+  }
+
+  default StoredBatch store(String head, CheckpointWrite... writes) {
+    return Await.result(storage().store(head, List.of(writes)));
+  }
+
+  @Test
+  default void markingProcessedAnswersOneReachedPerUserWithItsGreatestId() {
+    String early = "00000000/00000001";
+    backend().migrateHolding(List.of(new StorageBackend.Seed("dup", 9, early), new StorageBackend.Seed("dup", 4, early),
+        new StorageBackend.Seed("solo", 2, early)));
+    List<Reached> reached = new ArrayList<>(Await.result(storage().markProcessed(H1)));
+    reached.sort(Comparator.comparing(r -> r.user().userId()));
+    assertEquals(List.of(new Reached(user("dup"), 9), new Reached(user("solo"), 2)), reached);
+    assertEquals(List.of(), Await.result(storage().markProcessed(H1)), "nothing is announced twice");
+  }
+
+  @Test
+  default void markingProcessedStopsAtThePositionAndHeadsCompareAsText() {
+    backend().migrate();
+    store(H1, requested("early", 1));
+    store(H3, requested("late", 1));
+    assertEquals(List.of(new Reached(user("early"), 1)), Await.result(storage().markProcessed(H2)));
+    assertEquals(H2, backend().row("early").processedAt());
+    assertNull(backend().row("late").processedAt());
+    assertEquals(List.of(new Reached(user("late"), 1)), Await.result(storage().markProcessed(H3)));
+  }
+
+  @Test
+  default void theLatestAcknowledgedIdIsTheGreatestProcessedOne() {
+    backend().migrate();
+    assertNull(Await.result(storage().latestAcknowledged(user("u"))));
+    store(H1, requested("u", 4));
+    assertNull(Await.result(storage().latestAcknowledged(user("u"))), "pending is not acknowledged");
+    Await.result(storage().markProcessed(H1));
+    assertEquals(4L, Await.result(storage().latestAcknowledged(user("u"))));
+    store(H2, requested("u", 8));
+    assertNull(Await.result(storage().latestAcknowledged(user("u"))), "the one row is pending again, at 8");
+    Await.result(storage().markProcessed(H2));
+    assertEquals(8L, Await.result(storage().latestAcknowledged(user("u"))));
+    assertNull(Await.result(storage().latestAcknowledged(FullUserId.of("u", "other"))));
+  }
+
+  @Test
+  default void compactionDeletesOnlyExpiredProcessedRequestsInBoundedBatches() {
+    backend().migrate();
+    store(H1, requested("expired1", 1), requested("expired2", 1), requested("expired3", 1), requested("fresh", 1),
+        generated("generated"));
+    Await.result(storage().markProcessed(H1));
+    store(H2, requested("pending", 1));
+    Instant old = Instant.now().minus(2, ChronoUnit.HOURS);
+    for (String u : List.of("expired1", "expired2", "expired3", "pending")) {
+      backend().setRequestedAt(u, old);
+    }
+    Instant cutoff = Instant.now().minus(1, ChronoUnit.HOURS);
+    assertEquals(2, Await.result(storage().deleteExpiredRequests(cutoff, 2)), "bounded by the limit");
+    assertEquals(1, Await.result(storage().deleteExpiredRequests(cutoff, 2)));
+    assertEquals(0, Await.result(storage().deleteExpiredRequests(cutoff, 2)));
+    assertEquals(3L, Await.result(storage().count()), "fresh, generated and pending stay");
+    assertEquals(1, backend().rows(user("pending")), "a pending row is never deleted, however old");
+    assertEquals(1, backend().rows(user("generated")));
+  }
+
+  @Test
+  default void customCheckpointsArePendingAtTheirPositionAndOnlyEverGrow() {
+    backend().migrate();
+    Await.result(storage().storeCustom(H1, List.of(new CustomCheckpoint(user("app"), 5, false),
+        new CustomCheckpoint(user("app"), 7, true), new CustomCheckpoint(user("other"), 3, false))));
+    StorageBackend.Row app = backend().row("app");
+    assertEquals(new StorageBackend.Row(7, H1, null, app.requestedAt()), app);
+    assertNotNull(app.requestedAt(), "the greatest of the transaction wins, with its request flag");
+    assertNull(backend().row("other").requestedAt(), "a persistent custom checkpoint is never compacted");
+    Await.result(storage().storeCustom(H2, List.of(new CustomCheckpoint(user("app"), 6, false))));
+    assertEquals(7L, backend().row("app").checkpoint());
+    assertEquals(H1, backend().row("app").head(), "a lower id changes nothing");
+    assertEquals(List.of(new Reached(user("app"), 7), new Reached(user("other"), 3)),
+        sorted(Await.result(storage().markProcessed(H1))));
+    Await.result(storage().storeCustom(H2, List.of(new CustomCheckpoint(user("app"), 8, false))));
+    assertEquals(new StorageBackend.Row(8, H2, null, null), backend().row("app"));
+  }
+
+  @Test
+  default void storageAnswersAPingAndCountsItsRows() {
+    backend().migrate();
+    Await.result(storage().ping());
+    assertEquals(0L, Await.result(storage().count()));
+    store(H1, generated("a"), generated("b"));
+    assertEquals(2L, Await.result(storage().count()));
+  }
+
+  private static List<Reached> sorted(List<Reached> reached) {
+    List<Reached> copy = new ArrayList<>(reached);
+    copy.sort(Comparator.comparing(r -> r.user().userId()));
+    return copy;
+  }
+}
