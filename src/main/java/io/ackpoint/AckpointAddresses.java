@@ -41,6 +41,15 @@ public record AckpointAddresses(String prefix) {
     return internal("checkpoint.submit");
   }
 
+  /**
+   * Publish, to every node: a {@code PositionReached}, one per applied position with all the users
+   * it acknowledged; each node tells its streams, its waiters and its consumers of
+   * {@link #checkpointReached()}.
+   */
+  public String positionReached() {
+    return internal("position.reached");
+  }
+
   /** Local: the built-in follower's observed positions, as strings; trusted, since they come from the slot itself. */
   public String positionObserved() {
     return internal("replication.observed");

@@ -1,28 +1,22 @@
 package io.ackpoint.ack;
 
-import io.ackpoint.AckpointError;
-import io.ackpoint.CheckpointReached;
 import io.ackpoint.core.CustomCheckpoint;
 import io.ackpoint.core.PositionFormat;
-import io.ackpoint.core.Reached;
+import io.ackpoint.core.PositionReached;
 import io.ackpoint.storage.CheckpointStorage;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * Turns observed replication positions into acknowledgements: marks the pending checkpoints at or
- * before the position as processed (one statement) and publishes a reached event for each. Runs on
- * one event loop. Positions that arrive while a statement runs are coalesced: only the greatest is
- * applied next, which acknowledges everything the smaller ones would have.
+ * before the position as processed (one statement) and publishes one {@link PositionReached} with
+ * every user it acknowledged. Runs on one event loop, of the node that follows replication.
+ * Positions that arrive while a statement runs are coalesced: only the greatest is applied next,
+ * which acknowledges everything the smaller ones would have.
  */
 public final class AckEngine {
 
@@ -34,13 +28,13 @@ public final class AckEngine {
   private final AckListener listener;
   private final String reachedAddress;
   private final Checkpoints checkpoints;
-  private final TreeMap<String, List<Promise<Long>>> headWaiters = new TreeMap<>();
   private String observed = "";
   private String latest = "";
   private boolean applying;
   private boolean stopped;
   private Future<Void> customStores = Future.succeededFuture();
 
+  /** {@code reachedAddress}: where each applied position is published, to every node. */
   public AckEngine(Vertx vertx, CheckpointStorage storage, PositionFormat positions, String reachedAddress,
                    AckListener listener) {
     this.vertx = vertx;
@@ -48,11 +42,6 @@ public final class AckEngine {
     this.checkpoints = new Checkpoints(positions);
     this.reachedAddress = reachedAddress;
     this.listener = listener;
-  }
-
-  /** The checkpoint sequence number of the last applied position (0 before the first). */
-  public long checkpoint() {
-    return checkpoints.current();
   }
 
   /** No statement is started after this: the storage the engine uses is about to close. */
@@ -100,7 +89,11 @@ public final class AckEngine {
         return;
       }
       try {
-        acknowledged(target, ar.result(), System.nanoTime() - started);
+        observed = target;
+        listener.positionApplied(target, System.nanoTime() - started, ar.result().size());
+        // One message for all the users of the position, also when there are none: the nodes' head
+        // waiters and checkpoint sequences move with every position.
+        vertx.eventBus().publish(reachedAddress, new PositionReached(target, checkpoints.next(target), ar.result()));
       } catch (RuntimeException e) {
         // The rows are marked; whatever went wrong telling about them must not stop later positions.
         LOG.error("could not publish the acknowledgements of position {}", target, e);
@@ -110,43 +103,5 @@ public final class AckEngine {
         apply();
       }
     });
-  }
-
-  private void acknowledged(String position, List<Reached> reached, long nanos) {
-    observed = position;
-    listener.positionApplied(position, nanos, reached.size());
-    long checkpoint = checkpoints.next(position);
-    for (Reached r : reached) {
-      vertx.eventBus().publish(reachedAddress, new CheckpointReached(r.user(), r.writeCheckpoint(), position, checkpoint).toJson());
-    }
-    releaseHeadWaiters(checkpoint);
-  }
-
-  /** Completes with the checkpoint sequence number once a position at or beyond {@code head} is applied. */
-  public Future<Long> awaitHead(String head, Duration timeout) {
-    if (!observed.isEmpty() && head.compareTo(observed) <= 0) {
-      return Future.succeededFuture(checkpoints.current());
-    }
-    Promise<Long> promise = Promise.promise();
-    headWaiters.computeIfAbsent(head, h -> new ArrayList<>()).add(promise);
-    long timer = vertx.setTimer(Math.max(1, timeout.toMillis()), id -> {
-      List<Promise<Long>> waiting = headWaiters.get(head);
-      if (waiting != null && waiting.remove(promise)) {
-        if (waiting.isEmpty()) {
-          headWaiters.remove(head);
-        }
-        promise.fail(AckpointError.REPLICATION_TIMEOUT.exception(
-            "replication did not reach the checkpoint within " + timeout.toSeconds() + " s"));
-      }
-    });
-    return promise.future().onComplete(ar -> vertx.cancelTimer(timer));
-  }
-
-  private void releaseHeadWaiters(long checkpoint) {
-    Map<String, List<Promise<Long>>> passed = headWaiters.headMap(observed, true);
-    for (List<Promise<Long>> waiting : passed.values()) {
-      waiting.forEach(p -> p.tryComplete(checkpoint));
-    }
-    passed.clear();
   }
 }

@@ -1,6 +1,7 @@
 package io.ackpoint.http;
 
-import io.ackpoint.CheckpointReached;
+import io.ackpoint.core.PositionReached;
+import io.ackpoint.core.Reached;
 import io.ackpoint.core.FullUserId;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -23,7 +24,7 @@ final class AckSubscribers {
   private final Vertx vertx;
   private final String reachedAddress;
   private final Map<FullUserId, List<AckSubscriber>> byUser = new HashMap<>();
-  private MessageConsumer<Object> consumer;
+  private MessageConsumer<PositionReached> consumer;
   private long sweepTimer;
   private int size;
   private long latestCheckpoint;
@@ -34,20 +35,25 @@ final class AckSubscribers {
   }
 
   Future<Void> start() {
+    // One message per position for all its users: this event loop tells the streams it holds.
     consumer = vertx.eventBus().consumer(reachedAddress, msg -> {
-      CheckpointReached reached = CheckpointReached.fromJson(msg.body());
-      if (reached == null) {
-        return;
-      }
+      PositionReached reached = msg.body();
       latestCheckpoint = Math.max(latestCheckpoint, reached.checkpoint());
-      List<AckSubscriber> subscribers = byUser.get(reached.user());
-      if (subscribers == null) {
-        return;
-      }
-      String checkpoint = Long.toString(reached.checkpoint());
-      // A copy: a subscriber may remove itself while it is told.
-      for (AckSubscriber s : List.copyOf(subscribers)) {
-        s.reached(reached.writeCheckpoint(), checkpoint);
+      String checkpoint = null;
+      for (Reached r : reached.reached()) {
+        List<AckSubscriber> subscribers = byUser.get(r.user());
+        if (subscribers == null) {
+          continue;
+        }
+        checkpoint = checkpoint == null ? Long.toString(reached.checkpoint()) : checkpoint;
+        if (subscribers.size() == 1) {
+          subscribers.get(0).reached(r.writeCheckpoint(), checkpoint);
+          continue;
+        }
+        // A copy: a subscriber may remove itself while it is told.
+        for (AckSubscriber s : List.copyOf(subscribers)) {
+          s.reached(r.writeCheckpoint(), checkpoint);
+        }
       }
     });
     sweepTimer = vertx.setPeriodic(SWEEP_MS, id -> sweep());

@@ -39,7 +39,7 @@ public final class HttpApi {
 
   /** Must be called on the event loop that will serve the routes. */
   public static Future<HttpApi> create(Vertx vertx, HttpSettings settings) {
-    AckSubscribers subscribers = new AckSubscribers(vertx, settings.addresses().checkpointReached());
+    AckSubscribers subscribers = new AckSubscribers(vertx, settings.addresses().positionReached());
     return subscribers.start()
         .compose(v -> settings.authenticators().create(vertx))
         .map(authenticator -> new HttpApi(router(vertx, settings, subscribers, authenticator), subscribers, authenticator));

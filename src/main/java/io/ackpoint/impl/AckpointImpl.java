@@ -10,6 +10,7 @@ import io.ackpoint.batch.BatcherVerticle;
 import io.ackpoint.compaction.CompactionVerticle;
 import io.ackpoint.config.AckpointConfig;
 import io.ackpoint.config.DevelopmentKey;
+import io.ackpoint.core.PositionReachedCodec;
 import io.ackpoint.embedded.EmbeddedDatabase;
 import io.ackpoint.http.HttpApi;
 import io.ackpoint.http.HttpQueues;
@@ -68,6 +69,7 @@ public final class AckpointImpl implements Ackpoint {
       return Future.failedFuture(invalid);
     }
     AckpointExceptionCodec.registerOn(vertx);
+    PositionReachedCodec.registerOn(vertx);
     return startEmbedded(vertx, configured).compose(embedded -> {
       AckpointConfig config = embedded == null ? configured : configured.withEmbeddedUri(embedded.uri());
       return Backends.migrate(vertx, config)

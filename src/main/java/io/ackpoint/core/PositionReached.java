@@ -1,0 +1,38 @@
+package io.ackpoint.core;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Replication passed {@code position}, the streams' checkpoint sequence {@code checkpoint}, and with
+ * it the checkpoints of {@code reached} (one per user: its greatest id). One message per applied
+ * position, to every node, however many users it carries; each node tells its own streams, waiters
+ * and event-bus consumers.
+ */
+public record PositionReached(String position, long checkpoint, List<Reached> reached) {
+
+  public PositionReached {
+    reached = List.copyOf(reached);
+  }
+
+  public JsonObject toJson() {
+    JsonArray users = new JsonArray();
+    for (Reached r : reached) {
+      users.add(new JsonArray().add(r.user().userId()).add(r.user().clientId()).add(r.writeCheckpoint()));
+    }
+    return new JsonObject().put("position", position).put("checkpoint", checkpoint).put("reached", users);
+  }
+
+  public static PositionReached fromJson(JsonObject json) {
+    JsonArray users = json.getJsonArray("reached");
+    List<Reached> reached = new ArrayList<>(users.size());
+    for (int i = 0; i < users.size(); i++) {
+      JsonArray user = users.getJsonArray(i);
+      reached.add(new Reached(new FullUserId(user.getString(0), user.getString(1)), user.getLong(2)));
+    }
+    return new PositionReached(json.getString("position"), json.getLong("checkpoint"), reached);
+  }
+}
