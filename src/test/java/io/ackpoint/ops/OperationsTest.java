@@ -21,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class OperationsTest {
 
   private static AckpointProcess ackpoint;
+  private static int metricsPort;
 
   @BeforeAll
   static void start() throws Exception {
@@ -35,6 +36,8 @@ class OperationsTest {
     env.put("ACKPOINT_REPLICATION_SLOT_NAME", "ops_" + ProcessHandle.current().pid());
     env.put("ACKPOINT_LOG_FORMAT", "json");
     env.put("ACKPOINT_LOG_ACCESS", "true");
+    metricsPort = TestAckpoint.freePort();
+    env.put("ACKPOINT_METRICS_PORT", Integer.toString(metricsPort));
     ackpoint = AckpointProcess.startReady(env);
   }
 
@@ -72,9 +75,12 @@ class OperationsTest {
   }
 
   @Test
-  void metricsHaveHistogramBucketsAndVertxPoolEventBusAndJvmSeries() throws Exception {
+  void metricsOnTheirOwnPortHaveHistogramBucketsAndVertxPoolEventBusAndJvmSeries() throws Exception {
     ackpoint.get("/probes/readiness");
-    String metrics = ackpoint.get("/metrics").body();
+    assertEquals(404, ackpoint.get("/metrics").statusCode(), "metrics.port set: the API port does not serve them");
+    var scrape = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+        java.net.URI.create("http://127.0.0.1:" + metricsPort + "/metrics")).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+    String metrics = scrape.body();
     for (String series : new String[] {"ackpoint_http_requests_seconds_bucket{", "vertx_pool_", "vertx_eventbus_",
         "jvm_memory_used_bytes", "ackpoint_replication_follower_up 1.0", "ackpoint_replication_slot_retained_bytes"}) {
       assertTrue(metrics.contains(series), "missing " + series);
