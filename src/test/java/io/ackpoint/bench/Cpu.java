@@ -44,6 +44,20 @@ final class Cpu {
     return total;
   }
 
+  /**
+   * A PostgreSQL server's CPU seconds: its postmaster and every backend it runs (walsenders included),
+   * with the time of backends that ended (the postmaster's cutime/cstime). Other servers on the
+   * machine (a test run's) do not count.
+   */
+  static double ofServer(long postmasterPid) {
+    long[] own = stat(Path.of("/proc", Long.toString(postmasterPid), "stat"));
+    double total = own == null ? 0 : (own[0] + own[1] + own[2] + own[3]) / TICKS;
+    for (ProcessHandle child : ProcessHandle.of(postmasterPid).map(p -> p.children().toList()).orElse(java.util.List.of())) {
+      total += ofProcess(child.pid());
+    }
+    return total;
+  }
+
   /** utime, stime, cutime, cstime. */
   private static long[] stat(Path file) {
     try {
