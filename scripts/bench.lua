@@ -3,6 +3,7 @@
 local tokens = {}
 statuses = {}
 local counter = 0
+local step = 1
 local path = os.getenv("BENCH_PATH")
 local method = os.getenv("BENCH_METHOD")
 local threads = {}
@@ -18,18 +19,22 @@ function init(args)
   for line in io.lines(os.getenv("BENCH_TOKENS")) do
     tokens[#tokens + 1] = line
   end
-  -- Each thread counts in its own range, so supplied ids keep growing for every user.
-  counter = id * 1000000000
+  -- Supplied ids must grow for every user across runs, or a later run (and each round after the
+  -- first) would only send ids below the stored ones, which change nothing: ids start at the
+  -- clock in microseconds (exact in a double), and each thread takes every other number, so that
+  -- a user (a token) only ever gets ids from one thread.
+  step = tonumber(os.getenv("BENCH_THREADS"))
+  counter = os.time() * 1000000 + id
 end
 
 function request()
-  counter = counter + 1
+  counter = counter + step
   local headers = {
     ["Authorization"] = "Token " .. tokens[(counter % #tokens) + 1],
     ["Content-Type"] = "application/json"
   }
   if method == "POST" then
-    return wrk.format("POST", path, headers, '{"client_id":"bench","checkpoint_request_id":"' .. counter .. '"}')
+    return wrk.format("POST", path, headers, '{"client_id":"bench","checkpoint_request_id":"' .. string.format("%d", counter) .. '"}')
   end
   return wrk.format("GET", path, headers)
 end

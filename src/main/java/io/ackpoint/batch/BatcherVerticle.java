@@ -11,6 +11,7 @@ import io.ackpoint.core.CheckpointCreated;
 import io.ackpoint.core.LocalCodec;
 import io.ackpoint.source.ReplicationSource;
 import io.ackpoint.storage.CheckpointStorage;
+import io.ackpoint.storage.HeadStoringWriter;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -31,6 +32,7 @@ public final class BatcherVerticle extends VerticleBase {
 
   private final ReplicationSource source;
   private final CheckpointStorage storage;
+  private final HeadStoringWriter oneStatement;
   private final BatchingConfig config;
   private final CheckpointMode mode;
   private final BatchListener listener;
@@ -38,10 +40,12 @@ public final class BatcherVerticle extends VerticleBase {
   private final List<MessageConsumer<?>> consumers = new ArrayList<>();
   private CheckpointBatcher batcher;
 
-  public BatcherVerticle(ReplicationSource source, CheckpointStorage storage, BatchingConfig config, CheckpointMode mode,
-                         BatchListener listener, AckpointAddresses addresses) {
+  /** {@code oneStatement}: storage's one-statement writer when the source is its database, else null. */
+  public BatcherVerticle(ReplicationSource source, CheckpointStorage storage, HeadStoringWriter oneStatement,
+                         BatchingConfig config, CheckpointMode mode, BatchListener listener, AckpointAddresses addresses) {
     this.source = source;
     this.storage = storage;
+    this.oneStatement = oneStatement;
     this.config = config;
     this.mode = mode;
     this.listener = listener;
@@ -50,7 +54,9 @@ public final class BatcherVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    batcher = new CheckpointBatcher(context, source, storage, config, listener);
+    batcher = oneStatement != null
+        ? new CheckpointBatcher(context, oneStatement, config, listener)
+        : new CheckpointBatcher(context, source, storage, config, listener);
     DeliveryOptions asRecord = LocalCodec.register(vertx, CheckpointCreated.class);
     var bus = vertx.eventBus();
     consumers.add(bus.consumer(addresses.checkpointCreate(), this::create));

@@ -7,11 +7,11 @@ import io.ackpoint.core.CheckpointCommand;
 import io.ackpoint.core.CheckpointCreated;
 import io.ackpoint.core.CheckpointWrite;
 import io.ackpoint.core.FullUserId;
-import io.ackpoint.core.MarkerDecision;
-import io.ackpoint.core.StoredBatch;
+import io.ackpoint.core.HeadedBatch;
 import io.ackpoint.core.WriteOutcome;
 import io.ackpoint.source.ReplicationSource;
 import io.ackpoint.storage.CheckpointWriter;
+import io.ackpoint.storage.HeadStoringWriter;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -27,7 +27,7 @@ import java.util.function.LongSupplier;
 
 /**
  * Groups checkpoint commands into batches: per batch one head read, one storage write and at most
- * one marker. All methods run on the batcher's event loop, so no state here needs a lock.
+ * one marker (one statement in all when source and storage are one PostgreSQL database). All methods run on the batcher's event loop, so no state here needs a lock.
  *
  * <p>What waits is bounded: at most {@code max_pending} commands wait for a batch (beyond that a
  * command fails at once, 503), a command still waiting when its caller's time is up is dropped
@@ -37,8 +37,7 @@ import java.util.function.LongSupplier;
 public final class CheckpointBatcher {
 
   private final ContextInternal context;
-  private final ReplicationSource source;
-  private final CheckpointWriter storage;
+  private final BatchWriter writer;
   private final BatchListener listener;
   private final BatchingConfig config;
   private final long requestTimeoutNanos;
@@ -49,17 +48,27 @@ public final class CheckpointBatcher {
   private boolean dispatchScheduled;
   private Promise<Void> drained;
 
+  /** Head, rows and marker in separate steps: any source with any storage. */
   public CheckpointBatcher(Context context, ReplicationSource source, CheckpointWriter storage,
                            BatchingConfig config, BatchListener listener) {
-    this(context, source, storage, config, listener, System::nanoTime);
+    this(context, new SeparateSteps(source, storage, listener), config, listener, System::nanoTime);
+  }
+
+  /** Head, rows and marker in one statement: source and storage are one PostgreSQL database. */
+  public CheckpointBatcher(Context context, HeadStoringWriter storage, BatchingConfig config, BatchListener listener) {
+    this(context, new OneStatement(storage, listener), config, listener, System::nanoTime);
   }
 
   CheckpointBatcher(Context context, ReplicationSource source, CheckpointWriter storage,
                     BatchingConfig config, BatchListener listener, LongSupplier nanoClock) {
+    this(context, new SeparateSteps(source, storage, listener), config, listener, nanoClock);
+  }
+
+  private CheckpointBatcher(Context context, BatchWriter writer, BatchingConfig config, BatchListener listener,
+                            LongSupplier nanoClock) {
     this.nanoClock = nanoClock;
     this.context = (ContextInternal) context;
-    this.source = new ObservedSource(source, listener);
-    this.storage = new IsolatingWriter(storage);
+    this.writer = writer;
     this.config = config;
     this.requestTimeoutNanos = config.requestTimeout().toNanos();
     this.listener = listener;
@@ -146,7 +155,7 @@ public final class CheckpointBatcher {
     }
     listener.batchStarted(batch.size(), writes.size());
     long started = System.nanoTime();
-    source.createReplicationHead(head -> stored(head, writes))
+    writer.write(writes)
         // No caller of the batch waits longer than this; its in-flight slot is worth more to the next batch.
         .timeout(requestTimeoutNanos, TimeUnit.NANOSECONDS)
         .onComplete(ar -> {
@@ -168,14 +177,6 @@ public final class CheckpointBatcher {
         });
   }
 
-  private Future<HeadedBatch> stored(String head, List<CheckpointWrite> writes) {
-    long started = System.nanoTime();
-    return storage.store(head, writes).map(stored -> {
-      listener.stored(head, System.nanoTime() - started);
-      return new HeadedBatch(head, stored);
-    });
-  }
-
   private void signalDrained() {
     if (drained != null && inFlight == 0 && pending.isEmpty()) {
       drained.complete();
@@ -186,14 +187,14 @@ public final class CheckpointBatcher {
   /** Each user's requests get their own outcome: one user's state never fails another's request. */
   private static void complete(Map<FullUserId, Group> groups, HeadedBatch batch) {
     for (Map.Entry<FullUserId, Group> e : groups.entrySet()) {
-      WriteOutcome outcome = batch.stored.outcomes().get(e.getKey());
+      WriteOutcome outcome = batch.stored().outcomes().get(e.getKey());
       Group g = e.getValue();
       if (outcome instanceof WriteOutcome.Stored stored) {
-        g.generated.forEach(p -> p.complete(new CheckpointCreated(stored.generated(), batch.head, stored.pending())));
-        g.supplied.forEach(p -> p.complete(new CheckpointCreated(stored.checkpoint(), batch.head, stored.pending())));
+        g.generated.forEach(p -> p.complete(new CheckpointCreated(stored.generated(), batch.head(), stored.pending())));
+        g.supplied.forEach(p -> p.complete(new CheckpointCreated(stored.checkpoint(), batch.head(), stored.pending())));
       } else if (outcome instanceof WriteOutcome.Exhausted exhausted) {
         g.generated.forEach(p -> p.fail(AckpointError.CHECKPOINT_EXHAUSTED.exception()));
-        g.supplied.forEach(p -> p.complete(new CheckpointCreated(exhausted.checkpoint(), batch.head, exhausted.pending())));
+        g.supplied.forEach(p -> p.complete(new CheckpointCreated(exhausted.checkpoint(), batch.head(), exhausted.pending())));
       } else if (outcome instanceof WriteOutcome.Contended) {
         g.failAll(AckpointError.STORAGE_CONTENTION.exception());
       } else if (outcome instanceof WriteOutcome.Rejected rejected) {
@@ -253,13 +254,6 @@ public final class CheckpointBatcher {
     void failAll(AckpointException error) {
       generated.forEach(p -> p.fail(error));
       supplied.forEach(p -> p.fail(error));
-    }
-  }
-
-  private record HeadedBatch(String head, StoredBatch stored) implements MarkerDecision {
-    @Override
-    public boolean shouldAdvance() {
-      return stored.shouldAdvance();
     }
   }
 }

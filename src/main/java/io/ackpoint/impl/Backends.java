@@ -11,6 +11,7 @@ import io.ackpoint.source.ReplicationFollowerVerticle;
 import io.ackpoint.source.ReplicationListener;
 import io.ackpoint.source.ReplicationSource;
 import io.ackpoint.storage.CheckpointStorage;
+import io.ackpoint.storage.HeadStoringWriter;
 import io.ackpoint.storage.MongoCheckpointStorage;
 import io.ackpoint.storage.MongoMigrations;
 import io.ackpoint.storage.PgCheckpointStorage;
@@ -35,6 +36,14 @@ final class Backends {
   static CheckpointStorage storage(AckpointConfig config, Databases databases) {
     return isMongo(config.storage()) ? new MongoCheckpointStorage(databases.storage().mongo())
         : new PgCheckpointStorage(databases.storage().pool());
+  }
+
+  /**
+   * Storage's one-statement writer (head, rows and marker in one round trip and one commit) when
+   * source and storage are one PostgreSQL database, which then share one pool; else null.
+   */
+  static HeadStoringWriter oneStatement(Databases databases, CheckpointStorage storage) {
+    return databases.source() == databases.storage() && storage instanceof PgCheckpointStorage pg ? pg.atCurrentHead() : null;
   }
 
   static ReplicationSource source(AckpointConfig config, Databases databases) {

@@ -45,6 +45,8 @@ public final class PgPools {
   private static PgConnectOptions connectOptions(DatabaseConfig database, String name) {
     PgConnectOptions connect = PgConnectOptions.fromUri(database.uri())
         .setCachePreparedStatements(true)
+        // The client caches only statements up to 2048 characters by default; the batch statement is longer.
+        .setPreparedStatementCacheSqlLimit(16 * 1024)
         .setPipeliningLimit(256);
     if (connect.getProperties() == null || !connect.getProperties().containsKey("application_name")) {
       connect.addProperty("application_name", name);

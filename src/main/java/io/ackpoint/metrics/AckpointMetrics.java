@@ -107,6 +107,8 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
   @Override
   public void stored(String head, long nanos) {
     storageWrite.record(nanos, TimeUnit.NANOSECONDS);
+    // A head read inside the storage statement (source and storage one database) is seen only here.
+    lastHead.accumulateAndGet(positions.ordinal(head), Math::max);
     storedAt.putIfAbsent(positions.ordinal(head), System.nanoTime());
     if (storedAt.size() > 100_000) {
       storedAt.pollFirstEntry(); // nothing acknowledges any more: keep memory bounded

@@ -41,11 +41,15 @@ final class PgLogicalStream implements AutoCloseable {
   record Observed(String position, List<CustomCheckpoint> custom) {
   }
 
-  /** How often an idle stream is polled; bounds the delay an acknowledgement can get from polling. */
-  private static final long POLL_MILLIS = 2;
+  /**
+   * How long an idle stream sleeps on its socket before it looks around (confirms idly, checks for
+   * silence and for an abort); data wakes it at once.
+   */
+  private static final int IDLE_TICK_MILLIS = 100;
 
   private final Connection connection;
   private final PGReplicationStream stream;
+  private final ReadWait idle;
   private final PgOutputDecoder decoder;
   private final long silenceLimitNanos;
   private long confirmed;
@@ -57,6 +61,7 @@ final class PgLogicalStream implements AutoCloseable {
   private PgLogicalStream(Connection connection, PGReplicationStream stream, PgOutputDecoder decoder, Duration silenceLimit) {
     this.connection = connection;
     this.stream = stream;
+    this.idle = ReadWait.on(connection);
     this.decoder = decoder;
     this.silenceLimitNanos = silenceLimit.toNanos();
   }
@@ -103,7 +108,7 @@ final class PgLogicalStream implements AutoCloseable {
           .withSlotOption("messages", "true")
           .withStatusInterval((int) config.statusInterval().toMillis(), TimeUnit.MILLISECONDS)
           .start();
-      return new PgLogicalStream(connection, stream, customTable == null ? null : new PgOutputDecoder(customTable),
+      return new PgLogicalStream(connection, stream, new PgOutputDecoder(customTable),
           silenceLimit(config));
     } catch (SQLException | RuntimeException e) {
       connection.close();
@@ -137,9 +142,6 @@ final class PgLogicalStream implements AutoCloseable {
     ByteBuffer message;
     while ((message = read()) != null) {
       String received = Lsn.format(stream.getLastReceiveLSN().asLong());
-      if (decoder == null) {
-        return new Observed(received, List.of());
-      }
       PgOutputDecoder.Committed committed = decoder.decode(message);
       if (committed != null) {
         unconfirmedCustom = committed.position();
@@ -148,7 +150,8 @@ final class PgLogicalStream implements AutoCloseable {
       if (!decoder.inTransaction()) {
         return new Observed(received, List.of());
       }
-      // Inside a transaction: its position is its commit's, once its rows are known.
+      // Inside a transaction: its position is its commit's, once its rows are known. A batch's
+      // transactional marker thus gives one position, not three (begin, message, commit).
     }
     return null;
   }
@@ -166,10 +169,12 @@ final class PgLogicalStream implements AutoCloseable {
             + " s although a heartbeat marker is written more often: the connection is presumed dead");
       }
       try {
-        Thread.sleep(POLL_MILLIS); // the follower's own worker thread, idle between messages
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return null;
+        idle.await(IDLE_TICK_MILLIS); // the follower's own worker thread, idle between messages
+      } catch (SQLException e) {
+        if (aborted) {
+          return null;
+        }
+        throw e;
       }
     }
     lastMessageNanos = System.nanoTime();
@@ -201,7 +206,7 @@ final class PgLogicalStream implements AutoCloseable {
    * custom checkpoints handed out are not yet stored: the server's WAL end may lie beyond them.
    */
   private void confirmIdle() throws SQLException {
-    if (unconfirmedCustom != null || decoder != null && decoder.inTransaction()) {
+    if (unconfirmedCustom != null || decoder.inTransaction()) {
       return;
     }
     long received = stream.getLastReceiveLSN().asLong();
@@ -211,6 +216,11 @@ final class PgLogicalStream implements AutoCloseable {
       stream.setAppliedLSN(LogSequenceNumber.valueOf(received));
       stream.forceUpdateStatus();
     }
+  }
+
+  /** Whether an idle stream sleeps on its socket (else it polls). */
+  boolean waitsOnSocket() {
+    return idle.onSocket();
   }
 
   /**

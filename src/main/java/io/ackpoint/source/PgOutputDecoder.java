@@ -14,8 +14,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads the pgoutput messages (protocol version 1) that custom checkpoint mode needs: relations,
- * inserts and updates of the custom table, and commits. Table and column names are compared
+ * Reads the pgoutput messages (protocol version 1) the follower needs: transaction boundaries in
+ * every mode, and in custom checkpoint mode relations, inserts and updates of the custom table. Table and column names are compared
  * exactly (case-sensitive), as configured. Rows of a transaction are handed over at its
  * commit, with the commit's end position, so that a checkpoint is never acknowledged before the
  * transaction that wrote it is visible.
@@ -31,6 +31,7 @@ final class PgOutputDecoder {
   private record Relation(String schema, String name, List<String> columns) {
   }
 
+  /** The custom checkpoint table; null in managed mode, where only transaction boundaries matter. */
   private final CustomTable table;
   private final Map<Integer, Relation> relations = new HashMap<>();
   private final List<CustomCheckpoint> transaction = new ArrayList<>();
@@ -105,7 +106,7 @@ final class PgOutputDecoder {
 
   /** Exact names, as configured: the publication was given the same quoted, case-sensitive name. */
   private boolean isCustomTable(Relation relation) {
-    return relation != null && relation.schema().equals(table.schemaName()) && relation.name().equals(table.tableName());
+    return table != null && relation != null && relation.schema().equals(table.schemaName()) && relation.name().equals(table.tableName());
   }
 
   private void row(Relation relation, ByteBuffer message) {

@@ -5,6 +5,7 @@ import io.ackpoint.core.CheckpointWrite;
 import io.ackpoint.core.CustomCheckpoint;
 import io.ackpoint.core.CustomCheckpoints;
 import io.ackpoint.core.FullUserId;
+import io.ackpoint.core.HeadedBatch;
 import io.ackpoint.core.Reached;
 import io.ackpoint.core.StoredBatch;
 import io.ackpoint.core.WriteOutcome;
@@ -30,11 +31,14 @@ import static io.ackpoint.storage.PgStatements.DELETE_EXPIRED;
 import static io.ackpoint.storage.PgStatements.LATEST_ACKNOWLEDGED;
 import static io.ackpoint.storage.PgStatements.MARK_PROCESSED;
 import static io.ackpoint.storage.PgStatements.STORE_BATCH;
+import static io.ackpoint.storage.PgStatements.STORE_BATCH_AT_CURRENT_HEAD;
 import static io.ackpoint.storage.PgStatements.STORE_CUSTOM;
 
 /**
  * Write checkpoints in PostgreSQL. A whole batch is one prepared statement: its rows are locked in
- * user-id order first, so concurrent batches that share users queue up instead of deadlocking.
+ * user-id order first, so concurrent batches that share users queue up instead of deadlocking. When
+ * the source is this same database, the statement also reads the head and writes the marker
+ * ({@link #atCurrentHead()}).
  */
 public final class PgCheckpointStorage implements CheckpointStorage {
 
@@ -53,12 +57,35 @@ public final class PgCheckpointStorage implements CheckpointStorage {
 
   @Override
   public Future<StoredBatch> store(String head, List<CheckpointWrite> writes) {
-    JsonObject lsns = new JsonObject().put("1", head);
-    return Attempts.run(writes, MAX_ATTEMPTS, attempt -> attempt(lsns, attempt))
+    return Attempts.run(writes, MAX_ATTEMPTS, attempt -> attempt(STORE_BATCH, attempt, head, new LatestHead()))
         .recover(e -> Future.failedFuture(storeFailure(e)));
   }
 
-  private Future<Attempts.Attempt> attempt(JsonObject lsns, List<CheckpointWrite> writes) {
+  /**
+   * This storage as a {@link HeadStoringWriter}; correct only when the source is this storage's
+   * database, which the caller knows. Each attempt reads its own head and writes its own marker.
+   */
+  public HeadStoringWriter atCurrentHead() {
+    return writes -> {
+      LatestHead head = new LatestHead();
+      return Attempts.run(writes, MAX_ATTEMPTS, attempt -> attempt(STORE_BATCH_AT_CURRENT_HEAD, attempt, null, head))
+          .map(stored -> new HeadedBatch(head.value, stored))
+          .recover(e -> Future.failedFuture(storeFailure(e)));
+    };
+  }
+
+  /** The latest head the attempts of one batch stored at; it stands for all of them (see {@link HeadedBatch#plus}). */
+  private static final class LatestHead {
+    String value = "";
+
+    void seen(String head) {
+      if (head.compareTo(value) > 0) {
+        value = head;
+      }
+    }
+  }
+
+  private Future<Attempts.Attempt> attempt(String sql, List<CheckpointWrite> writes, String head, LatestHead heads) {
     int n = writes.size();
     String[] users = new String[n];
     String[] clients = new String[n];
@@ -71,7 +98,8 @@ public final class PgCheckpointStorage implements CheckpointStorage {
       requested[i] = w.requestedId();
       generated[i] = w.generated();
     }
-    return pool.preparedQuery(STORE_BATCH).execute(Tuple.of(users, clients, requested, generated, lsns)).map(rows -> {
+    Tuple params = head == null ? Tuple.of(users, clients, requested, generated) : Tuple.of(users, clients, requested, generated, head);
+    return pool.preparedQuery(sql).execute(params).map(rows -> {
       Map<FullUserId, WriteOutcome> outcomes = new HashMap<>();
       boolean anyPending = false;
       for (Row row : rows) {
@@ -83,6 +111,7 @@ public final class PgCheckpointStorage implements CheckpointStorage {
         outcomes.put(user, row.getBoolean(5)
             ? new WriteOutcome.Exhausted(checkpoint, userPending)
             : new WriteOutcome.Stored(checkpoint, generatedId == null ? 0 : generatedId, userPending));
+        heads.seen(row.getString(6));
       }
       List<CheckpointWrite> missing = new ArrayList<>();
       for (CheckpointWrite w : writes) {

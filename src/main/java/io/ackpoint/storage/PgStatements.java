@@ -9,10 +9,28 @@ final class PgStatements {
   private PgStatements() {
   }
 
+  static final String STORE_BATCH = storeBatch("SELECT $5::text", "");
+
   /**
-   * One statement per batch. The rows of the batch's users are locked first, in key order, so
-   * concurrent batches sharing users queue up instead of deadlocking; the lock also hands this
-   * statement each row's newest committed id, which the plan builds on.
+   * {@link #STORE_BATCH} at the head the statement reads itself, {@code pg_current_wal_lsn()} padded
+   * to {@code %08X/%08X}, and with a transactional marker when any checkpoint of the batch is
+   * pending: one round trip and one commit (see {@link HeadStoringWriter}). Its prefix is the one
+   * every marker of Ackpoint has (PgReplicationSource's).
+   */
+  static final String STORE_BATCH_AT_CURRENT_HEAD = storeBatch("""
+      SELECT lpad(split_part(l, '/', 1), 8, '0') || '/' || lpad(split_part(l, '/', 2), 8, '0')
+        FROM (SELECT pg_current_wal_lsn()::text) w(l)""", """
+      ,
+      marker AS MATERIALIZED (
+        SELECT pg_logical_emit_message(true, 'ackpoint', 'batch') FROM answer WHERE pending LIMIT 1
+      )""");
+
+  /**
+   * One statement per batch, at the head {@code headQuery} answers; the answer's rows are one per
+   * user, then the head, then whether a marker was written. The rows of the batch's users are
+   * locked first, in key order, so concurrent batches sharing users queue up instead of
+   * deadlocking; the lock also hands this statement each row's newest committed id, which the plan
+   * builds on.
    *
    * <p>Per user (see {@link CheckpointWrite}): a generated request gets {@code stored + 1}, unless
    * the stored id is already 2^63-1 (exhausted: nothing changes for it); the row then takes the
@@ -22,8 +40,12 @@ final class PgStatements {
    * up the same way, and the answer is the maximum across them. A user whose row was created by a
    * concurrent batch after this statement's snapshot is missing from the answer and retried.
    */
-  static final String STORE_BATCH = """
-      WITH req AS (
+  private static String storeBatch(String headQuery, String marker) {
+    return """
+      WITH head AS MATERIALIZED (
+        SELECT h AS head, jsonb_build_object('1', h) AS lsns FROM (%s) x(h)
+      ),
+      req AS (
         SELECT r.user_id, r.client_id, r.requested, r.generated
           FROM unnest($1::text[], $2::text[], $3::int8[], $4::bool[]) AS r(user_id, client_id, requested, generated)
       ),
@@ -49,7 +71,7 @@ final class PgStatements {
       updated AS (
         UPDATE ackpoint_write_checkpoints c
            SET write_checkpoint = greatest(c.write_checkpoint, t.target),
-               lsns = CASE WHEN c.write_checkpoint < t.target THEN $5::jsonb ELSE c.lsns END,
+               lsns = CASE WHEN c.write_checkpoint < t.target THEN (SELECT lsns FROM head) ELSE c.lsns END,
                processed_at_lsn = CASE WHEN c.write_checkpoint < t.target THEN NULL ELSE c.processed_at_lsn END,
                checkpoint_requested_at = CASE
                  WHEN greatest(c.write_checkpoint, t.target) = t.requested THEN now()
@@ -62,7 +84,7 @@ final class PgStatements {
       ),
       created AS (
         INSERT INTO ackpoint_write_checkpoints (user_id, client_id, write_checkpoint, lsns, checkpoint_requested_at)
-        SELECT t.user_id, t.client_id, t.target, $5::jsonb, CASE WHEN t.target = t.requested THEN now() END
+        SELECT t.user_id, t.client_id, t.target, (SELECT lsns FROM head), CASE WHEN t.target = t.requested THEN now() END
           FROM target t
          WHERE t.stored IS NULL
          ORDER BY t.user_id, t.client_id
@@ -75,11 +97,16 @@ final class PgStatements {
           FROM locked l LEFT JOIN updated u ON u.id = l.id
         UNION ALL
         SELECT user_id, client_id, write_checkpoint, pending FROM created
-      )
-      SELECT t.user_id, t.client_id, max(o.write_checkpoint), bool_or(o.pending), t.generated, t.exhausted
-        FROM target t JOIN outcome o ON o.user_id = t.user_id AND o.client_id = t.client_id
-       GROUP BY t.user_id, t.client_id, t.generated, t.exhausted
-      """;
+      ),
+      answer AS (
+        SELECT t.user_id, t.client_id, max(o.write_checkpoint) AS write_checkpoint, bool_or(o.pending) AS pending,
+               t.generated, t.exhausted
+          FROM target t JOIN outcome o ON o.user_id = t.user_id AND o.client_id = t.client_id
+         GROUP BY t.user_id, t.client_id, t.generated, t.exhausted
+      )%s
+      SELECT a.*, (SELECT head FROM head), %s FROM answer a
+      """.formatted(headQuery, marker, marker.isEmpty() ? "false" : "(SELECT count(*) > 0 FROM marker)");
+  }
 
   static final String STORE_CUSTOM = """
       WITH req AS (

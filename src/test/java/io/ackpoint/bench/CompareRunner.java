@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * {@code scripts/bench --compare}: Ackpoint and another checkpoint service (the reference, started
@@ -33,7 +34,8 @@ public final class CompareRunner {
     }
   }
 
-  record Sample(double okPerSecond, double postgresCpuMsPer1000, double serviceCpuPercent, String non2xx) {
+  record Sample(double okPerSecond, double postgresCpuMsPer1000, double serviceCpuPercent, String non2xx,
+                Map<String, Double> postgresMsPer1000ByKind) {
   }
 
   static final List<Case> CASES = List.of(
@@ -49,8 +51,9 @@ public final class CompareRunner {
     }
     String uri = a.get("uri");
     long postmaster = Long.parseLong(a.get("postmaster-pid"));
-    int referencePort = Integer.parseInt(a.get("reference-port"));
-    long referencePid = Long.parseLong(a.get("reference-pid"));
+    // Without a reference (--reference-port 0): Ackpoint alone, for quick before/after comparisons.
+    int referencePort = Integer.parseInt(a.getOrDefault("reference-port", "0"));
+    long referencePid = Long.parseLong(a.getOrDefault("reference-pid", "0"));
     int seconds = Integer.parseInt(a.getOrDefault("duration", "10"));
     int rounds = Integer.parseInt(a.getOrDefault("rounds", "2"));
     Path out = Path.of(a.getOrDefault("out", "docs/bench/compare.md"));
@@ -59,7 +62,10 @@ public final class CompareRunner {
     Map<Integer, Path> referenceTokens = new HashMap<>();
     Map<Integer, Path> ackpointTokens = new HashMap<>();
     for (int users : new int[] {1, 1000}) {
-      referenceTokens.put(users, tokens("reference", users, a.get("reference-secret"), a.get("reference-kid"), a.get("reference-audience")));
+      if (referencePort != 0) {
+        referenceTokens.put(users, tokens("reference", users, a.get("reference-secret"), a.get("reference-kid"),
+            a.get("reference-audience")));
+      }
       ackpointTokens.put(users, tokens("ackpoint", users, key.getString("k"), key.getString("kid"), ours.auth().audiences().get(0)));
     }
 
@@ -70,20 +76,38 @@ public final class CompareRunner {
     env.put("ACKPOINT_STORAGE_TYPE", "postgresql");
     env.put("ACKPOINT_STORAGE_URI", uri);
     env.put("ACKPOINT_REPLICATION_SLOT_NAME", "bench_compare");
+    // --ackpoint-env "ACKPOINT_X=1 ACKPOINT_Y=2": settings to try, for before/after comparisons.
+    for (String setting : a.getOrDefault("ackpoint-env", "").split(" ")) {
+      if (setting.contains("=")) {
+        env.put(setting.substring(0, setting.indexOf('=')), setting.substring(setting.indexOf('=') + 1));
+      }
+    }
     List<String> lines = new ArrayList<>();
+    List<String> breakdown = new ArrayList<>();
     Map<String, List<Sample>> reference = new HashMap<>();
     Map<String, List<Sample>> ackpoint = new HashMap<>();
     try (ServerProcess server = ServerProcess.start("compare", 18090, env)) {
-      for (Case c : CASES) {
+      for (Case c : selected(a.get("cases"))) {
         // Warm both up on the case, then alternate: A, B, A, B.
-        Wrk.run(referencePort, c.method(), c.path(), referenceTokens.get(c.users()), c.connections(), 3);
+        if (referencePort != 0) {
+          Wrk.run(referencePort, c.method(), c.path(), referenceTokens.get(c.users()), c.connections(), 3);
+        }
         Wrk.run(server.port, c.method(), c.path(), ackpointTokens.get(c.users()), c.connections(), 3);
         for (int round = 0; round < rounds; round++) {
-          reference.computeIfAbsent(c.label(), k -> new ArrayList<>())
-              .add(sample(referencePort, referencePid, postmaster, c, referenceTokens.get(c.users()), seconds));
-          ackpoint.computeIfAbsent(c.label(), k -> new ArrayList<>())
-              .add(sample(server.port, server.pid(), postmaster, c, ackpointTokens.get(c.users()), seconds));
+          if (referencePort != 0) {
+            reference.computeIfAbsent(c.label(), k -> new ArrayList<>())
+                .add(sample(referencePort, referencePid, postmaster, c, referenceTokens.get(c.users()), seconds));
+          }
+          Sample mine = sample(server.port, server.pid(), postmaster, c, ackpointTokens.get(c.users()), seconds);
+          ackpoint.computeIfAbsent(c.label(), k -> new ArrayList<>()).add(mine);
+          System.out.println(c.label() + ": Ackpoint " + Math.round(mine.okPerSecond()) + " 2xx/s, PostgreSQL CPU-ms per 1,000 by kind "
+              + mine.postgresMsPer1000ByKind());
         }
+        breakdown.add(kinds(c, "Ackpoint", ackpoint.get(c.label())));
+        if (referencePort == 0) {
+          continue;
+        }
+        breakdown.add(kinds(c, "reference", reference.get(c.label())));
         lines.add(row(c, reference.get(c.label()), ackpoint.get(c.label())));
         System.out.println(lines.get(lines.size() - 1));
       }
@@ -97,6 +121,8 @@ public final class CompareRunner {
     md.append("| case | reference 2xx/s | Ackpoint 2xx/s | ratio | PostgreSQL CPU-ms per 1,000 2xx (ref / Ackpoint) | ratio | service CPU (ref / Ackpoint) | non-2xx (ref / Ackpoint) |\n");
     md.append("|---|---|---|---|---|---|---|---|\n");
     lines.forEach(l -> md.append(l).append('\n'));
+    md.append("\nPostgreSQL CPU-ms per 1,000 2xx by process kind (backends that ended during a run are left out):\n\n");
+    breakdown.forEach(l -> md.append("- ").append(l).append('\n'));
     Files.createDirectories(out.getParent());
     Files.writeString(out, md.toString());
     System.out.println(md);
@@ -105,12 +131,17 @@ public final class CompareRunner {
 
   private static Sample sample(int port, long pid, long postmaster, Case c, Path tokens, int seconds) throws Exception {
     double pg = Cpu.ofServer(postmaster);
+    Map<String, Double> kindsBefore = Cpu.ofServerByKind(postmaster);
     double service = Cpu.ofProcess(pid);
     Wrk.Result r = Wrk.run(port, c.method(), c.path(), tokens, c.connections(), seconds);
     double pgUsed = Cpu.ofServer(postmaster) - pg;
     double serviceUsed = Cpu.ofProcess(pid) - service;
+    Map<String, Double> kinds = new TreeMap<>();
+    // Backends that ended during the run count nowhere here; the total above has them.
+    Cpu.ofServerByKind(postmaster).forEach((kind, cpu) ->
+        kinds.put(kind, (cpu - kindsBefore.getOrDefault(kind, 0.0)) * 1000 / Math.max(1, r.ok()) * 1000));
     return new Sample(r.okPerSecond(), r.ok() == 0 ? Double.NaN : pgUsed * 1000 / r.ok() * 1000,
-        serviceUsed / r.seconds() * 100, r.non2xx());
+        serviceUsed / r.seconds() * 100, r.non2xx(), kinds);
   }
 
   private static String row(Case c, List<Sample> ref, List<Sample> ack) {
@@ -122,6 +153,30 @@ public final class CompareRunner {
         c.label(), refOk, ackOk, ackOk / refOk, refPg, ackPg, ackPg / refPg,
         mean(ref, Sample::serviceCpuPercent), mean(ack, Sample::serviceCpuPercent),
         ref.get(ref.size() - 1).non2xx(), ack.get(ack.size() - 1).non2xx());
+  }
+
+  /** {@code --cases 1,3}: those cases only (numbered from 1), for quick before/after comparisons. */
+  private static List<Case> selected(String numbers) {
+    if (numbers == null) {
+      return CASES;
+    }
+    List<Case> cases = new ArrayList<>();
+    for (String n : numbers.split(",")) {
+      cases.add(CASES.get(Integer.parseInt(n.trim()) - 1));
+    }
+    return cases;
+  }
+
+  private static String kinds(Case c, String service, List<Sample> samples) {
+    Map<String, Double> mean = new TreeMap<>();
+    samples.forEach(s -> s.postgresMsPer1000ByKind().forEach((k, v) -> mean.merge(k, v / samples.size(), Double::sum)));
+    StringBuilder b = new StringBuilder(c.label()).append(", ").append(service).append(':');
+    mean.forEach((k, v) -> {
+      if (v >= 0.05) {
+        b.append(String.format(Locale.ROOT, " %s %.1f", k, v));
+      }
+    });
+    return b.toString();
   }
 
   private static double mean(List<Sample> samples, java.util.function.ToDoubleFunction<Sample> f) {

@@ -58,6 +58,32 @@ final class Cpu {
     return total;
   }
 
+  /**
+   * A PostgreSQL server's CPU seconds by kind of process, read from each child's title: "backend"
+   * (client connections), "walsender", "walwriter", "checkpointer", and so on.
+   */
+  static java.util.Map<String, Double> ofServerByKind(long postmasterPid) {
+    java.util.Map<String, Double> kinds = new java.util.TreeMap<>();
+    for (ProcessHandle child : ProcessHandle.of(postmasterPid).map(p -> p.children().toList()).orElse(java.util.List.of())) {
+      kinds.merge(kind(child.pid()), ofProcess(child.pid()), Double::sum);
+    }
+    return kinds;
+  }
+
+  private static String kind(long pid) {
+    try {
+      String title = Files.readString(Path.of("/proc", Long.toString(pid), "cmdline")).replace('\0', ' ').trim();
+      String rest = title.startsWith("postgres: ") ? title.substring("postgres: ".length()) : title;
+      String first = rest.split(" ")[0];
+      return switch (first) {
+        case "walsender", "walwriter", "checkpointer", "autovacuum", "logical", "background" -> first;
+        default -> rest.contains("(") ? "backend" : first;
+      };
+    } catch (IOException | RuntimeException e) {
+      return "gone";
+    }
+  }
+
   /** utime, stime, cutime, cstime. */
   private static long[] stat(Path file) {
     try {

@@ -46,6 +46,7 @@ final class Wrk {
     builder.environment().put("BENCH_PATH", path);
     builder.environment().put("BENCH_METHOD", method);
     builder.environment().put("BENCH_TOKENS", tokens.toString());
+    builder.environment().put("BENCH_THREADS", Integer.toString(threads));
     Process p = builder.start();
     String out = new String(p.getInputStream().readAllBytes());
     p.waitFor();

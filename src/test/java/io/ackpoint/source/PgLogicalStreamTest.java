@@ -16,6 +16,7 @@ import java.sql.SQLException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The stream on a real slot: custom checkpoints are handed out one committed transaction at a time,
@@ -57,6 +58,15 @@ class PgLogicalStreamTest {
       stream.confirm(observed.position());
     }
     return observed;
+  }
+
+  @Test
+  void anIdleStreamSleepsOnItsSocketAndWakesForTheNextMessage() throws SQLException {
+    try (PgLogicalStream stream = open()) {
+      assertTrue(stream.waitsOnSocket(), "this PgJDBC's connection stream is reachable: no polling");
+      sql.query("INSERT INTO checkpoints (user_id, checkpoint, client_id) VALUES ('u', 7, 'c1')");
+      assertEquals(7, nextCustom(stream).custom().get(0).checkpoint());
+    }
   }
 
   @Test
