@@ -42,10 +42,11 @@ final class PgLogicalStream implements AutoCloseable {
   }
 
   /**
-   * How long an idle stream sleeps on its socket before it looks around (confirms idly, checks for
-   * silence and for an abort); data wakes it at once.
+   * How long an idle stream sleeps on its socket before it looks around: sends a status update due,
+   * checks for silence. Data wakes it at once (a server's keepalive too, so an idle confirmation is
+   * never late for a server that shuts down), and so does an abort, which closes the socket.
    */
-  private static final int IDLE_TICK_MILLIS = 100;
+  private static final int IDLE_TICK_MILLIS = 1000;
 
   private final Connection connection;
   private final PGReplicationStream stream;

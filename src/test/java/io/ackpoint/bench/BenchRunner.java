@@ -125,6 +125,7 @@ public final class BenchRunner {
       Results results = new Results();
       try (ServerProcess server = ServerProcess.start("batching", port, batching)) {
         warmUp(server);
+        results.idleCpu = IdleCpu.measure(server, quick ? 5 : 30, quick ? 10 : 60);
         for (String route : List.of(REQUEST, GENERATED)) {
           for (int users : new int[] {1, 1000}) {
             for (int c : CONNECTIONS) {
@@ -237,6 +238,7 @@ public final class BenchRunner {
   }
 
   static final class Results {
+    IdleCpu.Result idleCpu;
     AckLatency.Result idle;
     AckLatency.Result underLoad;
     StreamsAtScale.Result streams;
@@ -279,6 +281,9 @@ public final class BenchRunner {
         results.idle.p50ms(), results.idle.p99ms(), results.idle.samples()));
     md.append(String.format(Locale.ROOT, "- acknowledgement latency under load (256 connections of checkpoint requests): p50 %.1f ms, p99 %.1f ms (%d samples)%n",
         results.underLoad.p50ms(), results.underLoad.p99ms(), results.underLoad.samples()));
+    IdleCpu.Result idle = results.idleCpu;
+    md.append(String.format(Locale.ROOT, "- an idle Ackpoint (nobody calling, %.0f s after the warm-up, over %.0f s): %.2f%% of a core%n",
+        idle.settleSeconds(), idle.windowSeconds(), idle.percentOfACore()));
     StreamsAtScale.Result s = results.streams;
     md.append(String.format(Locale.ROOT, "- %,d open streams: %.1f KB of live heap per stream (%.1f MB → %.1f MB after full GC), %.1f%% of a core while idle, "
             + "one acknowledgement delivered to every stream in %.2f s (%,d of %,d)%n",

@@ -27,7 +27,7 @@ final class ServerProcess implements AutoCloseable {
 
   static ServerProcess start(String name, int port, Map<String, String> env) throws IOException, InterruptedException {
     Path log = Files.createTempFile("ackpoint-bench-" + name, ".log");
-    ProcessBuilder builder = new ProcessBuilder("java", "-XX:+UseParallelGC", "-jar", "target/ackpoint.jar")
+    ProcessBuilder builder = new ProcessBuilder("java", "-XX:+UseParallelGC", "-XX:PerfDataSamplingInterval=1000", "-jar", "target/ackpoint.jar")
         .redirectErrorStream(true)
         .redirectOutput(log.toFile());
     builder.environment().putAll(env);
