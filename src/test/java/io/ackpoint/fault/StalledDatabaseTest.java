@@ -82,8 +82,9 @@ class StalledDatabaseTest {
   void aSilentlyStalledConnectionFailsItsBatchInBoundedTimeAndTheNextBatchSucceeds() {
     start();
     assertEquals("1", data(app.api.checkpointRequest(token, "c", "1")).getString("checkpoint_request_id"));
-    var stalled = proxy.stallWhenClientSends("unnest($1::text[], $2::text[], $3::int8[], $4::bool[])");
-    HttpResponse<Buffer> lost = app.api.checkpointRequest(token, "c", "2");
+    // The batch statement is prepared once per connection: what every execution sends is its values.
+    var stalled = proxy.stallWhenClientSends("client-of-the-stalled-batch");
+    HttpResponse<Buffer> lost = app.api.checkpointRequest(token, "client-of-the-stalled-batch", "2");
     Await.result(stalled);
     assertEquals(503, lost.statusCode(), lost.bodyAsString());
     assertEquals("1", lost.getHeader("Retry-After"));
