@@ -32,7 +32,7 @@ public final class BatcherVerticle extends VerticleBase {
 
   private final ReplicationSource source;
   private final CheckpointStorage storage;
-  private final HeadStoringWriter oneStatement;
+  private final HeadStoringWriter oneRoundTrip;
   private final BatchingConfig config;
   private final CheckpointMode mode;
   private final BatchListener listener;
@@ -40,12 +40,12 @@ public final class BatcherVerticle extends VerticleBase {
   private final List<MessageConsumer<?>> consumers = new ArrayList<>();
   private CheckpointBatcher batcher;
 
-  /** {@code oneStatement}: storage's one-statement writer when the source is its database, else null. */
-  public BatcherVerticle(ReplicationSource source, CheckpointStorage storage, HeadStoringWriter oneStatement,
+  /** {@code oneRoundTrip}: storage's one-round-trip writer when the source is its database, else null. */
+  public BatcherVerticle(ReplicationSource source, CheckpointStorage storage, HeadStoringWriter oneRoundTrip,
                          BatchingConfig config, CheckpointMode mode, BatchListener listener, AckpointAddresses addresses) {
     this.source = source;
     this.storage = storage;
-    this.oneStatement = oneStatement;
+    this.oneRoundTrip = oneRoundTrip;
     this.config = config;
     this.mode = mode;
     this.listener = listener;
@@ -54,8 +54,8 @@ public final class BatcherVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    batcher = oneStatement != null
-        ? new CheckpointBatcher(context, oneStatement, config, listener)
+    batcher = oneRoundTrip != null
+        ? new CheckpointBatcher(context, oneRoundTrip, config, listener)
         : new CheckpointBatcher(context, source, storage, config, listener);
     DeliveryOptions asRecord = LocalCodec.register(vertx, CheckpointCreated.class);
     var bus = vertx.eventBus();

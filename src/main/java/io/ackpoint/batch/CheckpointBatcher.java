@@ -27,7 +27,7 @@ import java.util.function.LongSupplier;
 
 /**
  * Groups checkpoint commands into batches: per batch one head read, one storage write and at most
- * one marker (one statement in all when source and storage are one PostgreSQL database). All methods run on the batcher's event loop, so no state here needs a lock.
+ * one marker (one round trip in all when source and storage are one PostgreSQL database). All methods run on the batcher's event loop, so no state here needs a lock.
  *
  * <p>What waits is bounded: at most {@code max_pending} commands wait for a batch (beyond that a
  * command fails at once, 503), a command still waiting when its caller's time is up is dropped
@@ -54,9 +54,9 @@ public final class CheckpointBatcher {
     this(context, new SeparateSteps(source, storage, listener), config, listener, System::nanoTime);
   }
 
-  /** Head, rows and marker in one statement: source and storage are one PostgreSQL database. */
+  /** Head, rows and marker in one round trip: source and storage are one PostgreSQL database. */
   public CheckpointBatcher(Context context, HeadStoringWriter storage, BatchingConfig config, BatchListener listener) {
-    this(context, new OneStatement(storage, listener), config, listener, System::nanoTime);
+    this(context, new OneRoundTrip(storage, listener), config, listener, System::nanoTime);
   }
 
   CheckpointBatcher(Context context, ReplicationSource source, CheckpointWriter storage,

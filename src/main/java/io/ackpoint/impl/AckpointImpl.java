@@ -106,7 +106,7 @@ public final class AckpointImpl implements Ackpoint {
 
   private Future<Void> deployVerticles() {
     AckpointAddresses addresses = http.addresses();
-    Future<Void> chain = deploy(new BatcherVerticle(source, storage, Backends.oneStatement(databases, storage), config.batching(), config.checkpoints().mode(), metrics, addresses))
+    Future<Void> chain = deploy(new BatcherVerticle(source, storage, Backends.oneRoundTrip(databases, storage, source), config.batching(), config.checkpoints().mode(), metrics, addresses))
         .compose(v -> deploy(new AckVerticle(storage, source, config.acknowledgement(), config.replication(), metrics, addresses)));
     if (config.replication().follower()) {
       chain = chain.compose(v -> deploy(Backends.follower(vertx, config, source, addresses, metrics)));

@@ -39,11 +39,12 @@ final class Backends {
   }
 
   /**
-   * Storage's one-statement writer (head, rows and marker in one round trip and one commit) when
-   * source and storage are one PostgreSQL database, which then share one pool; else null.
+   * Storage's one-round-trip writer (head, rows and marker) when source and storage are one
+   * PostgreSQL database, which then share one pool; else null.
    */
-  static HeadStoringWriter oneStatement(Databases databases, CheckpointStorage storage) {
-    return databases.source() == databases.storage() && storage instanceof PgCheckpointStorage pg ? pg.atCurrentHead() : null;
+  static HeadStoringWriter oneRoundTrip(Databases databases, CheckpointStorage storage, ReplicationSource source) {
+    return databases.source() == databases.storage() && storage instanceof PgCheckpointStorage pg
+        && source instanceof PgReplicationSource pgSource ? pg.atCurrentHead(pgSource::forceMarkerIf) : null;
   }
 
   static ReplicationSource source(AckpointConfig config, Databases databases) {

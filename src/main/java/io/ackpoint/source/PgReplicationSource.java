@@ -4,6 +4,7 @@ import io.ackpoint.AckpointError;
 import io.ackpoint.core.PositionFormat;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.SqlClient;
 import io.vertx.sqlclient.Tuple;
 
 /**
@@ -48,15 +49,26 @@ public final class PgReplicationSource implements ReplicationSource {
 
   @Override
   public Future<Void> forceMarker() {
-    return emitMarker().compose(sql -> guarded(pool.preparedQuery(sql).execute(Tuple.of(MARKER_PREFIX, "ping")).mapEmpty()));
+    return emitMarker(pool).compose(sql -> guarded(pool.preparedQuery(sql).execute(Tuple.of(MARKER_PREFIX, "ping")).mapEmpty()));
   }
 
-  private Future<String> emitMarker() {
+  /**
+   * The marker, written through {@code client} if {@code condition} (a query) finds a row: a
+   * connection of this source's database on which the caller has just sent a batch, so that the
+   * marker runs only once that batch's transaction is committed and visible (a connection runs its
+   * statements one after the other), and knows then whether anything waits for it.
+   */
+  public Future<Void> forceMarkerIf(SqlClient client, String condition) {
+    return emitMarker(client).compose(sql -> guarded(client.preparedQuery(sql + " WHERE EXISTS (" + condition + ")")
+        .execute(Tuple.of(MARKER_PREFIX, "ping")).mapEmpty()));
+  }
+
+  private Future<String> emitMarker(SqlClient client) {
     String known = emitMarker;
     if (known != null) {
       return Future.succeededFuture(known);
     }
-    return guarded(pool.query("SHOW server_version_num").execute().map(rows -> {
+    return guarded(client.query("SHOW server_version_num").execute().map(rows -> {
       String sql = Integer.parseInt(rows.iterator().next().getString(0)) >= 170000 ? EMIT_MARKER_FLUSH : EMIT_MARKER;
       emitMarker = sql;
       return sql;

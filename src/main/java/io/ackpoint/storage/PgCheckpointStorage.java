@@ -14,6 +14,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.SqlClient;
 import io.vertx.sqlclient.SqlResult;
 import io.vertx.sqlclient.Tuple;
 
@@ -25,9 +26,11 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 
 import static io.ackpoint.storage.PgStatements.COUNT;
 import static io.ackpoint.storage.PgStatements.DELETE_EXPIRED;
+import static io.ackpoint.storage.PgStatements.ANY_PENDING;
 import static io.ackpoint.storage.PgStatements.LATEST_ACKNOWLEDGED;
 import static io.ackpoint.storage.PgStatements.MARK_PROCESSED;
 import static io.ackpoint.storage.PgStatements.STORE_BATCH;
@@ -37,8 +40,8 @@ import static io.ackpoint.storage.PgStatements.STORE_CUSTOM;
 /**
  * Write checkpoints in PostgreSQL. A whole batch is one prepared statement: its rows are locked in
  * user-id order first, so concurrent batches that share users queue up instead of deadlocking. When
- * the source is this same database, the statement also reads the head and writes the marker
- * ({@link #atCurrentHead()}).
+ * the source is this same database, the statement also reads the head, and the marker follows it
+ * in the same round trip ({@link #atCurrentHead}).
  */
 public final class PgCheckpointStorage implements CheckpointStorage {
 
@@ -57,21 +60,25 @@ public final class PgCheckpointStorage implements CheckpointStorage {
 
   @Override
   public Future<StoredBatch> store(String head, List<CheckpointWrite> writes) {
-    return Attempts.run(writes, MAX_ATTEMPTS, attempt -> attempt(STORE_BATCH, attempt, head, new LatestHead()))
+    return Attempts.run(writes, MAX_ATTEMPTS, attempt -> attempt(pool, STORE_BATCH, attempt, head, new LatestHead()))
         .recover(e -> Future.failedFuture(storeFailure(e)));
   }
 
   /**
-   * This storage as a {@link HeadStoringWriter}; correct only when the source is this storage's
-   * database, which the caller knows. Each attempt reads its own head and writes its own marker.
+   * This storage as a {@link HeadStoringWriter}, when the source is this storage's database (the
+   * caller knows): each attempt reads the head inside its statement, and {@code marker} writes the
+   * source's marker on the same connection right behind it, sent without waiting for the answer,
+   * if the query it is given finds a checkpoint still pending then.
    */
-  public HeadStoringWriter atCurrentHead() {
-    return writes -> {
+  public HeadStoringWriter atCurrentHead(BiFunction<SqlClient, String, Future<Void>> marker) {
+    return writes -> pool.withConnection(conn -> {
       LatestHead head = new LatestHead();
-      return Attempts.run(writes, MAX_ATTEMPTS, attempt -> attempt(STORE_BATCH_AT_CURRENT_HEAD, attempt, null, head))
-          .map(stored -> new HeadedBatch(head.value, stored))
-          .recover(e -> Future.failedFuture(storeFailure(e)));
-    };
+      return Attempts.run(writes, MAX_ATTEMPTS, attempt -> {
+        Future<Attempts.Attempt> stored = attempt(conn, STORE_BATCH_AT_CURRENT_HEAD, attempt, null, head);
+        Future<Void> marked = marker.apply(conn, ANY_PENDING);
+        return stored.compose(done -> marked.map(done));
+      }).map(stored -> new HeadedBatch(head.value, stored));
+    }).recover(e -> Future.failedFuture(storeFailure(e)));
   }
 
   /** The latest head the attempts of one batch stored at; it stands for all of them (see {@link HeadedBatch#plus}). */
@@ -85,7 +92,8 @@ public final class PgCheckpointStorage implements CheckpointStorage {
     }
   }
 
-  private Future<Attempts.Attempt> attempt(String sql, List<CheckpointWrite> writes, String head, LatestHead heads) {
+  private static Future<Attempts.Attempt> attempt(SqlClient client, String sql, List<CheckpointWrite> writes, String head,
+                                                  LatestHead heads) {
     int n = writes.size();
     String[] users = new String[n];
     String[] clients = new String[n];
@@ -99,7 +107,7 @@ public final class PgCheckpointStorage implements CheckpointStorage {
       generated[i] = w.generated();
     }
     Tuple params = head == null ? Tuple.of(users, clients, requested, generated) : Tuple.of(users, clients, requested, generated, head);
-    return pool.preparedQuery(sql).execute(params).map(rows -> {
+    return client.preparedQuery(sql).execute(params).map(rows -> {
       Map<FullUserId, WriteOutcome> outcomes = new HashMap<>();
       boolean anyPending = false;
       for (Row row : rows) {

@@ -9,25 +9,19 @@ final class PgStatements {
   private PgStatements() {
   }
 
-  static final String STORE_BATCH = storeBatch("SELECT $5::text", "");
+  static final String STORE_BATCH = storeBatch("SELECT $5::text");
 
   /**
    * {@link #STORE_BATCH} at the head the statement reads itself, {@code pg_current_wal_lsn()} padded
-   * to {@code %08X/%08X}, and with a transactional marker when any checkpoint of the batch is
-   * pending: one round trip and one commit (see {@link HeadStoringWriter}). Its prefix is the one
-   * every marker of Ackpoint has (PgReplicationSource's).
+   * to {@code %08X/%08X} (as the source pads it): no round trip of its own for the head.
    */
   static final String STORE_BATCH_AT_CURRENT_HEAD = storeBatch("""
       SELECT lpad(split_part(l, '/', 1), 8, '0') || '/' || lpad(split_part(l, '/', 2), 8, '0')
-        FROM (SELECT pg_current_wal_lsn()::text) w(l)""", """
-      ,
-      marker AS MATERIALIZED (
-        SELECT pg_logical_emit_message(true, 'ackpoint', 'batch') FROM answer WHERE pending LIMIT 1
-      )""");
+        FROM (SELECT pg_current_wal_lsn()::text) w(l)""");
 
   /**
    * One statement per batch, at the head {@code headQuery} answers; the answer's rows are one per
-   * user, then the head, then whether a marker was written. The rows of the batch's users are
+   * user, then the head. The rows of the batch's users are
    * locked first, in key order, so concurrent batches sharing users queue up instead of
    * deadlocking; the lock also hands this statement each row's newest committed id, which the plan
    * builds on.
@@ -40,7 +34,7 @@ final class PgStatements {
    * up the same way, and the answer is the maximum across them. A user whose row was created by a
    * concurrent batch after this statement's snapshot is missing from the answer and retried.
    */
-  private static String storeBatch(String headQuery, String marker) {
+  private static String storeBatch(String headQuery) {
     return """
       WITH head AS MATERIALIZED (
         SELECT h AS head, jsonb_build_object('1', h) AS lsns FROM (%s) x(h)
@@ -103,9 +97,9 @@ final class PgStatements {
                t.generated, t.exhausted
           FROM target t JOIN outcome o ON o.user_id = t.user_id AND o.client_id = t.client_id
          GROUP BY t.user_id, t.client_id, t.generated, t.exhausted
-      )%s
-      SELECT a.*, (SELECT head FROM head), %s FROM answer a
-      """.formatted(headQuery, marker, marker.isEmpty() ? "false" : "(SELECT count(*) > 0 FROM marker)");
+      )
+      SELECT a.*, (SELECT head FROM head) FROM answer a
+      """.formatted(headQuery);
   }
 
   static final String STORE_CUSTOM = """
@@ -149,6 +143,12 @@ final class PgStatements {
       )
       SELECT user_id, client_id, max(write_checkpoint) FROM marked GROUP BY user_id, client_id
       """;
+
+  /**
+   * Whether any checkpoint waits for replication (on the pending index): after a batch, a marker is
+   * needed only then. A batch's own pending rows are found, or were acknowledged meanwhile.
+   */
+  static final String ANY_PENDING = "SELECT 1 FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NULL";
 
   static final String LATEST_ACKNOWLEDGED = """
       SELECT max(write_checkpoint) FROM ackpoint_write_checkpoints

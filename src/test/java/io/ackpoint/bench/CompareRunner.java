@@ -86,7 +86,8 @@ public final class CompareRunner {
     List<String> breakdown = new ArrayList<>();
     Map<String, List<Sample>> reference = new HashMap<>();
     Map<String, List<Sample>> ackpoint = new HashMap<>();
-    try (ServerProcess server = ServerProcess.start("compare", 18090, env)) {
+    // --ackpoint-jar: another build of Ackpoint (an earlier commit's), for before/after comparisons.
+    try (ServerProcess server = ServerProcess.start("compare", 18090, env, Path.of(a.getOrDefault("ackpoint-jar", "target/ackpoint.jar")))) {
       for (Case c : selected(a.get("cases"))) {
         // Warm both up on the case, then alternate: A, B, A, B.
         if (referencePort != 0) {

@@ -26,8 +26,13 @@ final class ServerProcess implements AutoCloseable {
   }
 
   static ServerProcess start(String name, int port, Map<String, String> env) throws IOException, InterruptedException {
+    return start(name, port, env, Path.of("target/ackpoint.jar"));
+  }
+
+  /** {@code jar}: another build of Ackpoint, for before/after comparisons. */
+  static ServerProcess start(String name, int port, Map<String, String> env, Path jar) throws IOException, InterruptedException {
     Path log = Files.createTempFile("ackpoint-bench-" + name, ".log");
-    ProcessBuilder builder = new ProcessBuilder("java", "-XX:+UseParallelGC", "-XX:PerfDataSamplingInterval=1000", "-jar", "target/ackpoint.jar")
+    ProcessBuilder builder = new ProcessBuilder("java", "-XX:+UseParallelGC", "-XX:PerfDataSamplingInterval=1000", "-jar", jar.toString())
         .redirectErrorStream(true)
         .redirectOutput(log.toFile());
     builder.environment().putAll(env);

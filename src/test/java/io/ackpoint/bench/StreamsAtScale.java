@@ -9,16 +9,27 @@ import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.parsetools.RecordParser;
 
+import io.vertx.pgclient.PgConnectOptions;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Thousands of open acknowledgement streams: what they cost the server, and how fast one ack reaches each. */
+/**
+ * Thousands of open acknowledgement streams: what they cost the server, and how fast one
+ * acknowledgement reaches each. Two ways: one replication position that acknowledges a checkpoint
+ * of every stream's user at once (the checkpoints written straight into storage, then one marker:
+ * the fan-out alone), and one checkpoint request per user through the API, 256 at a time (end to
+ * end: requests, batches, positions and fan-out).
+ */
 final class StreamsAtScale {
 
-  record Result(int streams, long heapBeforeBytes, long heapAfterBytes, double idleCpuPercent, double deliverSeconds,
-                int delivered) {
+  record Result(int streams, long heapBeforeBytes, long heapAfterBytes, double idleCpuPercent, double fanOutSeconds,
+                int fannedOut, double deliverSeconds, int delivered) {
     double heapPerStreamBytes() {
       return (heapAfterBytes - heapBeforeBytes) / (double) streams;
     }
@@ -27,14 +38,17 @@ final class StreamsAtScale {
   private StreamsAtScale() {
   }
 
-  static Result measure(Vertx vertx, ServerProcess server, List<String> tokens) throws Exception {
+  /** {@code tokens}: one per stream, the i-th with sub {@code userPrefix + i}, users no earlier run had. */
+  static Result measure(Vertx vertx, ServerProcess server, String uri, String userPrefix, List<String> tokens) throws Exception {
     int n = tokens.size();
     HttpClient client = vertx.createHttpClient(new HttpClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(server.port)
         .setIdleTimeout(0), new PoolOptions().setHttp1MaxSize(n + 512));
     long heapBefore = server.liveHeapBytes();
 
     CountDownLatch opened = new CountDownLatch(n);
+    CountDownLatch fannedOut = new CountDownLatch(n);
     CountDownLatch acknowledged = new CountDownLatch(n);
+    long[] fannedOutAt = new long[n];
     long[] ackedAt = new long[n];
     AtomicInteger inFlight = new AtomicInteger();
     for (int i = 0; i < n; i++) {
@@ -53,7 +67,10 @@ final class StreamsAtScale {
               if (first[0]) {
                 first[0] = false;
                 opened.countDown();
-              } else if (line.toString().contains("\"checkpoint_diff\"")) {
+              } else if (line.toString().contains("\"write_checkpoint\":\"1\"")) {
+                fannedOutAt[user] = System.nanoTime();
+                fannedOut.countDown();
+              } else if (line.toString().contains("\"write_checkpoint\":\"2\"")) {
                 ackedAt[user] = System.nanoTime();
                 acknowledged.countDown();
               }
@@ -70,6 +87,9 @@ final class StreamsAtScale {
     Thread.sleep(5_000); // measuring idle CPU over a fixed window
     double idleCpu = (Cpu.ofProcess(server.pid()) - cpuBefore) / ((System.nanoTime() - idleStart) / 1e9) * 100;
 
+    long fanOutStart = writeAndMark(uri, userPrefix, n);
+    boolean allFannedOut = fannedOut.await(5, TimeUnit.MINUTES);
+
     HttpClient requests = vertx.createHttpClient(new HttpClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(server.port),
         new PoolOptions().setHttp1MaxSize(256));
     long start = System.nanoTime();
@@ -78,14 +98,36 @@ final class StreamsAtScale {
       sendNext(requests, tokens, next);
     }
     boolean all = acknowledged.await(5, TimeUnit.MINUTES);
-    long last = 0;
-    for (long t : ackedAt) {
-      last = Math.max(last, t);
-    }
-    int delivered = (int) (n - acknowledged.getCount());
     client.close();
     requests.close();
-    return new Result(n, heapBefore, heapAfter, idleCpu, all ? (last - start) / 1e9 : Double.NaN, delivered);
+    return new Result(n, heapBefore, heapAfter, idleCpu, allFannedOut ? (last(fannedOutAt) - fanOutStart) / 1e9 : Double.NaN,
+        (int) (n - fannedOut.getCount()), all ? (last(ackedAt) - start) / 1e9 : Double.NaN, (int) (n - acknowledged.getCount()));
+  }
+
+  private static long last(long[] times) {
+    long last = 0;
+    for (long t : times) {
+      last = Math.max(last, t);
+    }
+    return last;
+  }
+
+  /**
+   * Checkpoint 1 of every stream's user, pending at the current head, written straight into storage,
+   * then one marker after their commit: the next position acknowledges all of them at once. Answers
+   * when the marker was committed.
+   */
+  private static long writeAndMark(String uri, String userPrefix, int n) throws Exception {
+    PgConnectOptions o = PgConnectOptions.fromUri(uri);
+    try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + o.getHost() + ":" + o.getPort() + "/" + o.getDatabase(),
+        o.getUser(), o.getPassword() == null ? "" : o.getPassword()); Statement s = c.createStatement()) {
+      s.execute("INSERT INTO ackpoint_write_checkpoints (user_id, client_id, write_checkpoint, lsns, checkpoint_requested_at)"
+          + " SELECT '" + userPrefix + "' || g, 's', 1, jsonb_build_object('1', (SELECT lpad(split_part(l, '/', 1), 8, '0') || '/'"
+          + " || lpad(split_part(l, '/', 2), 8, '0') FROM (SELECT pg_current_wal_lsn()::text) w(l))), now()"
+          + " FROM generate_series(0, " + (n - 1) + ") g");
+      s.execute("SELECT pg_logical_emit_message(true, 'ackpoint', 'bench')");
+      return System.nanoTime();
+    }
   }
 
   /** One checkpoint request per user, 256 in flight at a time. */
@@ -96,7 +138,7 @@ final class StreamsAtScale {
     }
     client.request(new RequestOptions().setMethod(HttpMethod.POST).setURI("/sync/checkpoint-request")
             .putHeader("Authorization", "Token " + tokens.get(i)).putHeader("content-type", "application/json"))
-        .compose(req -> req.send(Buffer.buffer("{\"client_id\":\"s\",\"checkpoint_request_id\":\"1\"}")))
+        .compose(req -> req.send(Buffer.buffer("{\"client_id\":\"s\",\"checkpoint_request_id\":\"2\"}")))
         .compose(resp -> resp.body())
         .onComplete(ar -> sendNext(client, tokens, next));
   }

@@ -31,7 +31,7 @@ class ConfigLoaderTest {
     assertEquals(8080, config.http().port());
     assertTrue(config.needsEmbeddedDatabase());
     assertEquals(Path.of("data/"), config.embedded().dataDir());
-    assertEquals(3, config.batching().maxInFlightBatches());
+    assertEquals(1, config.batching().maxInFlightBatches());
     assertEquals(List.of("a"), config.auth().audiences());
   }
 

@@ -8,11 +8,10 @@ import io.vertx.core.Future;
 import java.util.List;
 
 /**
- * Source and storage are one PostgreSQL database: head, rows and marker in one statement, one round
- * trip and one commit (see {@link HeadStoringWriter} for why that is safe). The storage timer then
- * covers all three.
+ * Source and storage are one PostgreSQL database: head, rows and marker in one round trip (see
+ * {@link HeadStoringWriter}). The storage timer then covers all three.
  */
-final class OneStatement implements BatchWriter {
+final class OneRoundTrip implements BatchWriter {
 
   /** The head of a part that stored nothing: before every position, so any stored part's head stands for both. */
   private static final String NO_HEAD = "";
@@ -20,7 +19,7 @@ final class OneStatement implements BatchWriter {
   private final IsolatingWriter<HeadedBatch> storage;
   private final BatchListener listener;
 
-  OneStatement(HeadStoringWriter storage, BatchListener listener) {
+  OneRoundTrip(HeadStoringWriter storage, BatchListener listener) {
     // A batch split because of a rejected write: each part has its own head and marker.
     this.storage = new IsolatingWriter<>(storage::storeAtCurrentHead, HeadedBatch::plus, rejected -> new HeadedBatch(NO_HEAD, rejected));
     this.listener = listener;
