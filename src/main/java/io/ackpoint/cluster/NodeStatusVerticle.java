@@ -19,6 +19,7 @@ import java.util.function.Supplier;
 public final class NodeStatusVerticle extends VerticleBase {
 
   private static final DeliveryOptions ASK = new DeliveryOptions().setSendTimeout(3_000);
+  private static final DeliveryOptions ASK_LEADER = new DeliveryOptions().setSendTimeout(1_000);
 
   private final AckpointAddresses addresses;
   private final NodeRole role;
@@ -47,10 +48,12 @@ public final class NodeStatusVerticle extends VerticleBase {
     boolean leading = role.leading();
     Future<Boolean> following = leading && followerEnabled ? ask(addresses.healthReplication())
         .map(json -> ReplicationStatus.fromJson(json).ready()).otherwise(false) : Future.succeededFuture(false);
-    // The leader answers for its follower naming itself; bounded, unlike a read of the cluster's maps,
-    // which waits while Hazelcast recovers the partitions of a member that died.
-    Future<String> leader = !node.clustered() ? Future.succeededFuture(node.id())
-        : ask(addresses.clusterReplicationHealth()).map(json -> json.getString("node")).otherwise((String) null);
+    // Another leader answers for its follower naming itself, within a second: unlike a read of the
+    // cluster's maps, which waits while Hazelcast recovers the partitions of a member that died, and
+    // a leader that has just died answers nothing, so the status does not wait for it long.
+    Future<String> leader = leading || !node.clustered() ? Future.succeededFuture(node.id())
+        : vertx.eventBus().<JsonObject>request(addresses.clusterReplicationHealth(), null, ASK_LEADER)
+            .map(reply -> reply.body().getString("node")).otherwise((String) null);
     Future<JsonObject> databases = ask(addresses.health()).otherwise(new JsonObject());
     Future<SlotState> slot = slotState == null ? Future.succeededFuture() : slotState.get().otherwise((SlotState) null);
     Future.all(following, leader, databases, slot).onComplete(ar -> msg.reply(new JsonObject()

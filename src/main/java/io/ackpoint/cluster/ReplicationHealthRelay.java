@@ -18,7 +18,8 @@ import io.vertx.core.json.JsonObject;
  */
 final class ReplicationHealthRelay {
 
-  private static final DeliveryOptions ASK = new DeliveryOptions().setSendTimeout(3_000);
+  /** Within a probe's usual timeout; a leader that has just died answers nothing. */
+  private static final DeliveryOptions ASK = new DeliveryOptions().setSendTimeout(2_000);
 
   private final EventBus bus;
   private final AckpointAddresses addresses;

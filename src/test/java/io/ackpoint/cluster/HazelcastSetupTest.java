@@ -43,7 +43,7 @@ class HazelcastSetupTest {
   void theFailoverTimeoutBoundsHeartbeatsAndAHealedPartitionIsLookedForAsOften() {
     Config config = HazelcastSetup.config(cluster("10.0.0.7", null, List.of(), null));
     assertEquals("10", config.getProperty("hazelcast.max.no.heartbeat.seconds"));
-    assertEquals("2", config.getProperty("hazelcast.heartbeat.interval.seconds"));
+    assertEquals("1", config.getProperty("hazelcast.heartbeat.interval.seconds"));
     assertEquals("10", config.getProperty("hazelcast.merge.next.run.delay.seconds"));
   }
 
