@@ -53,18 +53,19 @@ class PartitionTest {
       awaitStatus(b, Duration.ofSeconds(60), s -> members(s) == 2);
 
       ns.clusterLink(false);
+      int samplesAtCut = watch.samples();
       // Each side removes the other; the cut-off node wins the lock of its side and starts a follower,
       // which PostgreSQL refuses while the first one streams.
       JsonObject cutOff = awaitStatus(b, Duration.ofSeconds(60), s -> members(s) == 1 && s.getBoolean("leader"));
       awaitStatus(a, Duration.ofSeconds(60), s -> members(s) == 1);
-      var readiness = b.get("/probes/readiness");
-      assertEquals(503, readiness.statusCode(), readiness.body());
-      assertTrue(readiness.body().contains("in use"), readiness.body());
+      awaitRefused(b);
       // Its follower keeps being refused for a while; the side that follows keeps acknowledging.
       awaitStatus(b, Duration.ofSeconds(10), s -> !follows(s) && s.getBoolean("leader"));
       assertTrue(request(a, "p1", "c", 1, 20).getBoolean("acknowledged"));
       assertTrue(follows(ClusterNodes.status(a)), cutOff.encode());
 
+      // The watch has looked at both nodes while they were apart, not only before and after.
+      watch.awaitSamples(samplesAtCut + 3);
       ns.clusterLink(true);
       // Merged: one node leads and follows, the other stands by, and acknowledgements cross again.
       awaitStatus(a, Duration.ofSeconds(90), s -> members(s) == 2);
@@ -78,7 +79,7 @@ class PartitionTest {
             .getJsonObject("checkpoint_diff").getString("write_checkpoint"));
       }
       assertEquals(List.of(), watch.violations());
-      assertTrue(watch.samples() > 20, "the watch sampled " + watch.samples() + " times");
+      System.out.println("follower watch: " + watch.samples() + " samples, " + watch.failures().size() + " not answered");
     } finally {
       postgres.close();
       vertx.close().await();
@@ -92,6 +93,21 @@ class PartitionTest {
     AckpointProcess node = AckpointProcess.start(env, ns.exec(inA), inA ? NetworkNamespaces.HOST_A : NetworkNamespaces.HOST_B);
     node.awaitReady(Duration.ofSeconds(120));
     return node;
+  }
+
+  /** Polls the cut-off node's readiness until its follower has been refused the slot: 503, "in use". */
+  private static void awaitRefused(AckpointProcess node) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    String last = "";
+    while (System.nanoTime() < deadline) {
+      var readiness = node.get("/probes/readiness");
+      last = readiness.statusCode() + " " + readiness.body();
+      if (readiness.statusCode() == 503 && readiness.body().contains("in use")) {
+        return;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("the cut-off node's follower was never refused the slot: " + last);
   }
 
   /** Polls until exactly one node leads and follows, the other neither; answers the follower. */
@@ -121,6 +137,7 @@ class PartitionTest {
   private static final class FollowerWatch implements AutoCloseable {
 
     private final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
     private final Thread thread;
     private volatile boolean stopped;
     private volatile int samples;
@@ -145,6 +162,7 @@ class PartitionTest {
             return;
           } catch (Exception | AssertionError notAnswering) {
             // a node busy merging may not answer; the next sample will
+            failures.add(notAnswering.toString());
           }
         }
       }, "follower-watch");
@@ -157,6 +175,22 @@ class PartitionTest {
 
     int samples() {
       return samples;
+    }
+
+    /** Polls the count of completed samples (taken on the watch's own thread), bounded. */
+    void awaitSamples(int count) throws InterruptedException {
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (samples < count) {
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError("the watch took " + samples + " of " + count + " samples; not answered: " + failures);
+        }
+        Thread.sleep(20);
+      }
+    }
+
+    /** Why the samples that did not complete did not. */
+    List<String> failures() {
+      return List.copyOf(failures);
     }
 
     @Override
