@@ -10,7 +10,7 @@ import java.util.UUID;
  * This node as the cluster knows it: its id and how many members the cluster has now. A Vert.x that
  * is not clustered is a cluster of one, with an id made up at start.
  */
-public final class ClusterNode {
+final class ClusterNode {
 
   private final ClusterManager manager;
   private final String id;
@@ -20,21 +20,21 @@ public final class ClusterNode {
     this.id = id;
   }
 
-  public static ClusterNode of(Vertx vertx) {
+  static ClusterNode of(Vertx vertx) {
     ClusterManager manager = vertx.isClustered() ? ((VertxInternal) vertx).clusterManager() : null;
     return new ClusterNode(manager, manager != null ? manager.getNodeId() : UUID.randomUUID().toString());
   }
 
-  public boolean clustered() {
+  boolean clustered() {
     return manager != null;
   }
 
-  public String id() {
+  String id() {
     return id;
   }
 
   /** Members of the cluster as this node sees them now (a local view: it does not block). */
-  public int members() {
+  int members() {
     return manager == null ? 1 : manager.getNodes().size();
   }
 }

@@ -27,10 +27,6 @@ final class FollowerLock {
     this.nodeId = nodeId;
   }
 
-  String name() {
-    return name;
-  }
-
   /** The lock, once held; fails when it is not free within {@code waitMillis} (on a worker thread: it blocks). */
   Future<Lock> acquire(long waitMillis) {
     return vertx.sharedData().getLockWithTimeout(name, waitMillis);
