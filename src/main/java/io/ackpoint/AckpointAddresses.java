@@ -93,6 +93,19 @@ public record AckpointAddresses(String prefix) {
     return internal("health.replication");
   }
 
+  /**
+   * Cluster-wide, answered by the node that holds the follower lock only: {@code {"replication": bool,
+   * "reason"?, "node"}}, how its follower (or external progress) fares, for the other nodes' readiness.
+   */
+  public String clusterReplicationHealth() {
+    return internal("cluster.health.replication");
+  }
+
+  /** Local: this node's part of {@code GET /admin/status}. */
+  public String nodeStatus() {
+    return internal("node.status");
+  }
+
   private String internal(String name) {
     return prefix + ".internal." + name;
   }

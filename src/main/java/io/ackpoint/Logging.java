@@ -40,6 +40,11 @@ final class Logging {
     // Vert.x's metrics register one event-bus gauge per verticle context; Micrometer warns of the
     // repeats once, which would read like a fault at every start.
     context.getLogger("io.micrometer.core.instrument.MeterRegistry").setLevel(Level.ERROR);
+    // Hazelcast (cluster mode) logs its internals at info; membership changes are kept (ClusterService).
+    context.getLogger("com.hazelcast").setLevel(Level.WARN);
+    context.getLogger("com.hazelcast.internal.cluster").setLevel(Level.INFO);
+    // Ackpoint uses no CP data structure (its lock is a map lock), so the warning that they would be unsafe does not apply.
+    context.getLogger("com.hazelcast.cp.CPSubsystem").setLevel(Level.ERROR);
   }
 
   private static Encoder<ILoggingEvent> text(LoggerContext context) {

@@ -1,10 +1,12 @@
 package io.ackpoint;
 
+import io.ackpoint.cluster.HazelcastSetup;
 import io.ackpoint.config.AckpointConfig;
 import io.ackpoint.config.ConfigException;
 import io.ackpoint.config.ConfigLoader;
 import io.ackpoint.impl.AckpointImpl;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxBuilder;
 import io.vertx.core.VertxOptions;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
@@ -44,11 +46,25 @@ public final class Main {
     // One registry for everything: Vert.x's own metrics (JVM, pools, event bus, HTTP server) and Ackpoint's.
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     options.setMeterRegistry(registry);
-    Vertx vertx = Vertx.builder()
-        .with(new VertxOptions().setEventLoopPoolSize(AckpointImpl.eventLoops(config))
-            .setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true).setJvmMetricsEnabled(true)))
-        .withMetrics(new MicrometerMetricsFactory(registry))
-        .build();
+    VertxOptions vertxOptions = new VertxOptions().setEventLoopPoolSize(AckpointImpl.eventLoops(config))
+        .setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true).setJvmMetricsEnabled(true));
+    VertxBuilder builder = Vertx.builder().withMetrics(new MicrometerMetricsFactory(registry));
+    Vertx vertx;
+    if (config.cluster().enabled()) {
+      try {
+        vertx = builder.with(vertxOptions.setEventBusOptions(HazelcastSetup.eventBus(config.cluster())))
+            .withClusterManager(HazelcastSetup.clusterManager(config.cluster()))
+            .buildClustered().await(120, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        System.err.println("ackpoint: could not join the cluster on " + config.cluster().host() + ":" + config.cluster().port()
+            + " (cluster.host, cluster.port): " + reason(e));
+        LOG.debug("cluster failure", e);
+        System.exit(1);
+        return;
+      }
+    } else {
+      vertx = builder.with(vertxOptions).build();
+    }
     Ackpoint ackpoint;
     try {
       ackpoint = Ackpoint.deploy(vertx, options).await(120, TimeUnit.SECONDS);
@@ -60,7 +76,8 @@ public final class Main {
       System.exit(1);
       return;
     }
-    LOG.info("Ackpoint listening on http://{}:{}", config.http().host(), config.http().port());
+    LOG.info("Ackpoint listening on http://{}:{}{}", config.http().host(), config.http().port(),
+        config.cluster().enabled() ? ", a node of the cluster on " + config.cluster().advertisedHost() + ":" + config.cluster().port() : "");
 
     CountDownLatch stop = new CountDownLatch(1);
     // SIGTERM and SIGINT stop Ackpoint gracefully and exit 0; a shutdown hook alone would exit 143.
@@ -71,7 +88,8 @@ public final class Main {
     LOG.info("stopping: no new connections, ending streams, finishing in-flight batches");
     int status = 0;
     try {
-      // Bounded as a whole, so that an orchestrator's grace period (30 s by default) is not overrun.
+      // Bounded as a whole, so that an orchestrator's grace period (30 s by default) is not overrun. In a
+      // cluster, closing Ackpoint hands the follower over first; closing Vert.x then leaves the cluster.
       long deadline = System.nanoTime() + config.shutdownTimeout().toNanos();
       ackpoint.close().await(config.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS);
       vertx.close().await(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);

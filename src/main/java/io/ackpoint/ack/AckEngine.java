@@ -16,7 +16,9 @@ import java.util.List;
  * before the position as processed (one statement) and publishes one {@link PositionReached} with
  * every user it acknowledged. Runs on one event loop, of the node that follows replication.
  * Positions that arrive while a statement runs are coalesced: only the greatest is applied next,
- * which acknowledges everything the smaller ones would have.
+ * which acknowledges everything the smaller ones would have. A new engine starts with every term
+ * of leadership; its first announcement names no previous one, which tells every node to read back
+ * from storage what the engine before it may have applied without announcing (it died in between).
  */
 public final class AckEngine {
 
@@ -30,6 +32,8 @@ public final class AckEngine {
   private final Checkpoints checkpoints;
   private String observed = "";
   private String latest = "";
+  /** The position announced last, "" before the first: each announcement names the one before it. */
+  private String announced = "";
   private boolean applying;
   private boolean stopped;
   private Future<Void> customStores = Future.succeededFuture();
@@ -93,7 +97,8 @@ public final class AckEngine {
         listener.positionApplied(target, System.nanoTime() - started, ar.result().size());
         // One message for all the users of the position, also when there are none: the nodes' head
         // waiters and checkpoint sequences move with every position.
-        vertx.eventBus().publish(reachedAddress, new PositionReached(target, checkpoints.next(target), ar.result()));
+        vertx.eventBus().publish(reachedAddress, new PositionReached(target, checkpoints.next(target), ar.result(), announced));
+        announced = target;
       } catch (RuntimeException e) {
         // The rows are marked; whatever went wrong telling about them must not stop later positions.
         LOG.error("could not publish the acknowledgements of position {}", target, e);

@@ -22,7 +22,8 @@ public record AckpointConfig(
     String eventBusPrefix,
     Duration shutdownTimeout,
     LogConfig log,
-    int metricsPort) {
+    int metricsPort,
+    ClusterConfig cluster) {
 
   public record HttpConfig(boolean enabled, String host, int port, int instances, int eventLoops, int bodyLimit,
                            List<String> corsAllowedOrigins,
@@ -116,10 +117,27 @@ public record AckpointConfig(
   public record BatchingConfig(boolean enabled, int maxInFlightBatches, int maxPending, Duration requestTimeout) {
   }
 
+  /**
+   * Cluster mode ({@code cluster.*}): this node binds {@code host} ({@code port} for Hazelcast,
+   * {@code eventBusPort} for the event bus, 0 for a free one) and the others reach it at
+   * {@code publicHost} (null: at {@code host}). It joins the seeds of {@code members} (host:port), or
+   * the pods behind {@code kubernetesServiceDns} when that is not null. A node silent for
+   * {@code failoverTimeout} is removed from the cluster.
+   */
+  public record ClusterConfig(boolean enabled, String host, int port, int eventBusPort, String publicHost,
+                              List<String> members, String kubernetesServiceDns, Duration failoverTimeout) {
+
+    /** The address the other nodes reach this one at. */
+    public String advertisedHost() {
+      return publicHost != null ? publicHost : host;
+    }
+  }
+
   /** This configuration with the embedded database's URI filled in wherever the embedded one is used. */
   public AckpointConfig withEmbeddedUri(String uri) {
     return new AckpointConfig(http, auth, source.withEmbeddedUri(uri), storage.withEmbeddedUri(uri), embedded, batching,
-        replication, acknowledgement, checkpoints, compaction, adminToken, eventBusPrefix, shutdownTimeout, log, metricsPort);
+        replication, acknowledgement, checkpoints, compaction, adminToken, eventBusPrefix, shutdownTimeout, log, metricsPort,
+        cluster);
   }
 
   /** True when either side runs on the embedded PostgreSQL, which must then be started first. */

@@ -93,7 +93,8 @@ final class ConfigBinder {
         eventBusPrefix(r),
         positive(r, "shutdown.timeout"),
         log(r),
-        r.integer("metrics.port", 0, 65535));
+        r.integer("metrics.port", 0, 65535),
+        ClusterBinder.bind(r, source.type() == DatabaseType.EMBEDDED || storage.type() == DatabaseType.EMBEDDED));
   }
 
   private static LogConfig log(ConfigReader r) {

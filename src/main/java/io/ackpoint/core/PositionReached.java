@@ -10,12 +10,15 @@ import java.util.List;
  * Replication passed {@code position}, the streams' checkpoint sequence {@code checkpoint}, and with
  * it the checkpoints of {@code reached} (one per user: its greatest id). One message per applied
  * position, to every node, however many users it carries; each node tells its own streams, waiters
- * and event-bus consumers.
+ * and event-bus consumers. {@code previous} is the position its engine announced before this one,
+ * empty for an engine's first: a node that has not heard {@code previous} missed an announcement
+ * and reads it back from storage.
  */
-public record PositionReached(String position, long checkpoint, List<Reached> reached) {
+public record PositionReached(String position, long checkpoint, List<Reached> reached, String previous) {
 
   public PositionReached {
     reached = List.copyOf(reached);
+    previous = previous == null ? "" : previous;
   }
 
   public JsonObject toJson() {
@@ -23,7 +26,8 @@ public record PositionReached(String position, long checkpoint, List<Reached> re
     for (Reached r : reached) {
       users.add(new JsonArray().add(r.user().userId()).add(r.user().clientId()).add(r.writeCheckpoint()));
     }
-    return new JsonObject().put("position", position).put("checkpoint", checkpoint).put("reached", users);
+    return new JsonObject().put("position", position).put("checkpoint", checkpoint).put("reached", users)
+        .put("previous", previous);
   }
 
   public static PositionReached fromJson(JsonObject json) {
@@ -33,6 +37,6 @@ public record PositionReached(String position, long checkpoint, List<Reached> re
       JsonArray user = users.getJsonArray(i);
       reached.add(new Reached(new FullUserId(user.getString(0), user.getString(1)), user.getLong(2)));
     }
-    return new PositionReached(json.getString("position"), json.getLong("checkpoint"), reached);
+    return new PositionReached(json.getString("position"), json.getLong("checkpoint"), reached, json.getString("previous"));
   }
 }

@@ -1,5 +1,6 @@
 package io.ackpoint.http;
 
+import io.ackpoint.AckpointAddresses;
 import io.ackpoint.AckpointError;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.EventBus;
@@ -10,18 +11,23 @@ import io.vertx.ext.web.RoutingContext;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 
-/** Operator routes, behind {@code admin.token}: 403 while no token is configured, 401 for a wrong one. */
+/**
+ * Operator routes, behind {@code admin.token}: 403 while no token is configured, 401 for a wrong one.
+ * {@code GET /admin/status} tells of this node (whether it follows replication, the cluster as it
+ * sees it, the slot's lag and retained WAL); {@code POST /admin/compact} runs a compaction.
+ */
 final class AdminRoutes {
 
   private static final DeliveryOptions COMPACTION = new DeliveryOptions().setSendTimeout(10 * 60_000);
+  private static final DeliveryOptions STATUS = new DeliveryOptions().setSendTimeout(15_000);
 
   private final EventBus eventBus;
-  private final String compactionAddress;
+  private final AckpointAddresses addresses;
   private final byte[] token;
 
-  AdminRoutes(EventBus eventBus, String compactionAddress, String token) {
+  AdminRoutes(EventBus eventBus, AckpointAddresses addresses, String token) {
     this.eventBus = eventBus;
-    this.compactionAddress = compactionAddress;
+    this.addresses = addresses;
     this.token = token == null || token.isEmpty() ? null : token.getBytes(StandardCharsets.UTF_8);
   }
 
@@ -42,7 +48,16 @@ final class AdminRoutes {
 
   /** {@code POST /admin/compact}: one compaction now; answers what it deleted and what remains. */
   void compact(RoutingContext ctx) {
-    eventBus.<JsonObject>request(compactionAddress, null, COMPACTION).onComplete(ar -> {
+    relay(ctx, addresses.compactionRun(), COMPACTION);
+  }
+
+  /** {@code GET /admin/status}: this node, the cluster as it sees it, the replication slot, the databases. */
+  void status(RoutingContext ctx) {
+    relay(ctx, addresses.nodeStatus(), STATUS);
+  }
+
+  private void relay(RoutingContext ctx, String address, DeliveryOptions options) {
+    eventBus.<JsonObject>request(address, null, options).onComplete(ar -> {
       if (ar.succeeded()) {
         Responses.data(ctx.response(), ar.result().body());
       } else {

@@ -81,8 +81,10 @@ public final class HttpApi {
         .handler(authentication).handler(streaming).handler(streams::syncStream);
     router.get("/sse/checkpoints").handler(authentication).handler(streaming).handler(streams::serverSentEvents);
 
-    AdminRoutes admin = new AdminRoutes(vertx.eventBus(), settings.addresses().compactionRun(), config.adminToken());
-    router.post("/admin/compact").handler(admin::authorize).handler(new Admission(settings.queues().api())).handler(admin::compact);
+    AdminRoutes admin = new AdminRoutes(vertx.eventBus(), settings.addresses(), config.adminToken());
+    Admission api = new Admission(settings.queues().api());
+    router.post("/admin/compact").handler(admin::authorize).handler(api).handler(admin::compact);
+    router.get("/admin/status").handler(admin::authorize).handler(api).handler(admin::status);
 
     // An authenticated no-op: who the token says you are. Also the benchmark's reference for the
     // cost of HTTP and JWT verification alone.

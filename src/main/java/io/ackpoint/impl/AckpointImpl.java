@@ -4,11 +4,17 @@ import io.ackpoint.Ackpoint;
 import io.ackpoint.AckpointAddresses;
 import io.ackpoint.AckpointExceptionCodec;
 import io.ackpoint.AckpointOptions;
+import io.ackpoint.ack.AckEngineVerticle;
 import io.ackpoint.ack.AckVerticle;
+import io.ackpoint.ack.ExternalProgressVerticle;
 import io.ackpoint.auth.JwtAuthenticator;
 import io.ackpoint.batch.BatcherVerticle;
+import io.ackpoint.cluster.Leadership;
+import io.ackpoint.cluster.NodeRole;
+import io.ackpoint.cluster.NodeStatusVerticle;
 import io.ackpoint.compaction.CompactionVerticle;
 import io.ackpoint.config.AckpointConfig;
+import io.ackpoint.config.ConfigException;
 import io.ackpoint.config.DevelopmentKey;
 import io.ackpoint.core.PositionReachedCodec;
 import io.ackpoint.embedded.EmbeddedDatabase;
@@ -19,6 +25,7 @@ import io.ackpoint.http.HttpVerticle;
 import io.ackpoint.http.MetricsVerticle;
 import io.ackpoint.metrics.AckpointMetrics;
 import io.ackpoint.source.ReplicationSource;
+import io.ackpoint.storage.AcknowledgementHistory;
 import io.ackpoint.storage.CheckpointStorage;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -29,6 +36,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.Deployable;
 import io.vertx.ext.web.Router;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -46,11 +54,13 @@ public final class AckpointImpl implements Ackpoint {
   private final EmbeddedDatabase embedded;
   private final Databases databases;
   private final CheckpointStorage storage;
+  private final AcknowledgementHistory history;
   private final ReplicationSource source;
   private final List<String> deployments = new ArrayList<>();
 
   private AckpointImpl(Vertx vertx, AckpointConfig config, AckpointMetrics metrics, HttpSettings http,
-                       EmbeddedDatabase embedded, Databases databases, CheckpointStorage storage, ReplicationSource source) {
+                       EmbeddedDatabase embedded, Databases databases, CheckpointStorage storage,
+                       AcknowledgementHistory history, ReplicationSource source) {
     this.vertx = vertx;
     this.config = config;
     this.metrics = metrics;
@@ -58,6 +68,7 @@ public final class AckpointImpl implements Ackpoint {
     this.embedded = embedded;
     this.databases = databases;
     this.storage = storage;
+    this.history = history;
     this.source = source;
   }
 
@@ -67,6 +78,10 @@ public final class AckpointImpl implements Ackpoint {
       configured = options.toConfig();
     } catch (RuntimeException invalid) {
       return Future.failedFuture(invalid);
+    }
+    String clusterProblem = clusterProblem(vertx, configured);
+    if (clusterProblem != null) {
+      return Future.failedFuture(new ConfigException("cluster.enabled", clusterProblem));
     }
     AckpointExceptionCodec.registerOn(vertx);
     PositionReachedCodec.registerOn(vertx);
@@ -82,6 +97,22 @@ public final class AckpointImpl implements Ackpoint {
     });
   }
 
+  /**
+   * A clustered Vert.x makes Ackpoint a node of a cluster, whatever {@code cluster.enabled} says
+   * (several Ackpoints on one event bus must elect one follower); nodes share their databases.
+   */
+  private static String clusterProblem(Vertx vertx, AckpointConfig config) {
+    if (vertx.isClustered() && config.needsEmbeddedDatabase()) {
+      return "this Vert.x is clustered, which makes Ackpoint a node of a cluster, and cluster mode needs external"
+          + " databases: source.type or storage.type is embedded";
+    }
+    if (config.cluster().enabled() && !vertx.isClustered()) {
+      return "is true, but this Vert.x is not clustered: build it with a cluster manager"
+          + " (Vertx.builder().withClusterManager(...).buildClustered()), as the runnable service does";
+    }
+    return null;
+  }
+
   private static AckpointImpl create(Vertx vertx, AckpointConfig config, MeterRegistry given, EmbeddedDatabase embedded) {
     Databases databases = Databases.open(vertx, config);
     MeterRegistry registry = given != null ? given : ownRegistry();
@@ -92,7 +123,8 @@ public final class AckpointImpl implements Ackpoint {
     Supplier<String> metricsText = registry instanceof PrometheusMeterRegistry prometheus ? prometheus::scrape : null;
     HttpSettings http = new HttpSettings(config, new AckpointAddresses(config.eventBusPrefix()), queues,
         JwtAuthenticator.factory(config.auth(), metrics), metrics, metricsText);
-    return new AckpointImpl(vertx, config, metrics, http, embedded, databases, Backends.storage(config, databases), source);
+    return new AckpointImpl(vertx, config, metrics, http, embedded, databases, Backends.storage(config, databases),
+        Backends.history(config, databases), source);
   }
 
   /**
@@ -104,12 +136,24 @@ public final class AckpointImpl implements Ackpoint {
     return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   }
 
+  /**
+   * The batcher and the acknowledgement verticle first, then the leader's duties (the engine and what
+   * feeds it: the intake of external progress, the follower): on a standalone Ackpoint at once; in a
+   * cluster on the node that wins the follower lock, through {@link Leadership}, deployed last so
+   * that it is undeployed first and hands over at once.
+   */
   private Future<Void> deployVerticles() {
     AckpointAddresses addresses = http.addresses();
-    Future<Void> chain = deploy(new BatcherVerticle(source, storage, Backends.oneRoundTrip(databases, storage, source), config.batching(), config.checkpoints().mode(), metrics, addresses))
-        .compose(v -> deploy(new AckVerticle(storage, source, config.acknowledgement(), config.replication(), metrics, addresses)));
-    if (config.replication().follower()) {
-      chain = chain.compose(v -> deploy(Backends.follower(vertx, config, source, addresses, metrics)));
+    boolean clustered = vertx.isClustered();
+    NodeRole role = clustered ? new NodeRole() : NodeRole.standalone();
+    List<Supplier<Deployable>> duties = leaderDuties(addresses);
+    Future<Void> chain = deploy(new BatcherVerticle(source, storage, Backends.oneRoundTrip(databases, storage, source), config.batching(),
+        config.checkpoints().mode(), metrics, addresses))
+        .compose(v -> deploy(new AckVerticle(storage, history, source, config.acknowledgement(), addresses)));
+    if (!clustered) {
+      for (Supplier<Deployable> duty : duties) {
+        chain = chain.compose(v -> deploy(duty.get()));
+      }
     }
     chain = chain.compose(v -> deploy(new CompactionVerticle(storage, config.checkpoints(), config.compaction(), metrics,
         addresses.compactionRun())));
@@ -124,7 +168,31 @@ public final class AckpointImpl implements Ackpoint {
             return null;
           }));
     }
+    String slot = config.replication().slotName();
+    chain = chain.compose(v -> deploy(new NodeStatusVerticle(addresses, role, slot, config.replication().follower(),
+        Backends.slotState(source, slot))));
+    if (clustered) {
+      chain = chain.compose(v -> deploy(new Leadership(Leadership.lockName(addresses, slot), slot, addresses, duties, role,
+          recheckInterval(config))));
+    }
     return chain;
+  }
+
+  /** What the node that follows replication runs, made anew for each term of leadership. */
+  private List<Supplier<Deployable>> leaderDuties(AckpointAddresses addresses) {
+    List<Supplier<Deployable>> duties = new ArrayList<>();
+    duties.add(() -> new AckEngineVerticle(storage, source.positions(), metrics, addresses));
+    duties.add(() -> new ExternalProgressVerticle(source, config.replication(), metrics, addresses));
+    if (config.replication().follower()) {
+      duties.add(() -> Backends.follower(vertx, config, source, addresses, metrics));
+    }
+    return duties;
+  }
+
+  /** How often a leader checks that it is the one recorded: well within the failover bound. */
+  private static Duration recheckInterval(AckpointConfig config) {
+    long half = config.cluster().failoverTimeout().toMillis() / 2;
+    return Duration.ofMillis(Math.max(1_000, Math.min(half, 5_000)));
   }
 
   private Future<Void> deploy(Deployable verticle) {

@@ -10,8 +10,12 @@ import io.ackpoint.source.PgReplicationSource;
 import io.ackpoint.source.ReplicationFollowerVerticle;
 import io.ackpoint.source.ReplicationListener;
 import io.ackpoint.source.ReplicationSource;
+import io.ackpoint.source.SlotState;
+import io.ackpoint.storage.AcknowledgementHistory;
 import io.ackpoint.storage.CheckpointStorage;
 import io.ackpoint.storage.HeadStoringWriter;
+import io.ackpoint.storage.MongoAcknowledgementHistory;
+import io.ackpoint.storage.PgAcknowledgementHistory;
 import io.ackpoint.storage.MongoCheckpointStorage;
 import io.ackpoint.storage.MongoMigrations;
 import io.ackpoint.storage.PgCheckpointStorage;
@@ -21,6 +25,8 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.ext.mongo.MongoClient;
 import io.vertx.sqlclient.Pool;
+
+import java.util.function.Supplier;
 
 import static io.ackpoint.impl.Databases.isMongo;
 
@@ -47,6 +53,11 @@ final class Backends {
         && source instanceof PgReplicationSource pgSource ? pg.atCurrentHead(pgSource::forceMarkerIf) : null;
   }
 
+  static AcknowledgementHistory history(AckpointConfig config, Databases databases) {
+    return isMongo(config.storage()) ? new MongoAcknowledgementHistory(databases.storage().mongo())
+        : new PgAcknowledgementHistory(databases.storage().pool());
+  }
+
   static ReplicationSource source(AckpointConfig config, Databases databases) {
     return isMongo(config.source()) ? new MongoReplicationSource(databases.source().mongo(), databases.sourceLocal())
         : new PgReplicationSource(databases.source().pool());
@@ -62,6 +73,11 @@ final class Backends {
     return new ReplicationFollowerVerticle(config.source().uri(), config.replication(),
         config.checkpoints().mode() == CheckpointMode.CUSTOM ? config.checkpoints().custom() : null,
         (PgReplicationSource) source, addresses, listener);
+  }
+
+  /** The replication slot as the source sees it, for the status route; null when the source has no slot (MongoDB). */
+  static Supplier<Future<SlotState>> slotState(ReplicationSource source, String slot) {
+    return source instanceof PgReplicationSource pg ? () -> pg.slotState(slot) : null;
   }
 
   /** Schema migrations run once per start, before any verticle touches storage, on a client of their own. */

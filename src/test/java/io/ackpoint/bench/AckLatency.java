@@ -20,9 +20,14 @@ final class AckLatency {
   }
 
   static Result measure(Vertx vertx, int port, String token, String clientId, int samples) {
-    ApiClient api = new ApiClient(vertx, port);
+    return measure(vertx, port, port, token, clientId, samples);
+  }
+
+  /** Requests sent to {@code requestPort}, their acknowledgement read on a stream of {@code streamPort} (another node). */
+  static Result measure(Vertx vertx, int requestPort, int streamPort, String token, String clientId, int samples) {
+    ApiClient api = new ApiClient(vertx, requestPort);
     long[] latencies = new long[samples];
-    try (StreamClient stream = StreamClient.syncStream(vertx, port, token, clientId)) {
+    try (StreamClient stream = StreamClient.syncStream(vertx, streamPort, token, clientId)) {
       stream.next();
       stream.next();
       for (int i = 0; i < samples; i++) {

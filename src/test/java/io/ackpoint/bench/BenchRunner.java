@@ -160,6 +160,7 @@ public final class BenchRunner {
           rows.add(measure(MongoStorageCase.NAME, server, POST, REQUEST, 1000, c));
         }
       }
+      results.twoNodes = TwoNodeCase.run(env, port + 3, vertx, tokens(1000), token("latency-two-nodes"), seconds, quick);
       report(results);
     } finally {
       if (embedded != null) {
@@ -245,6 +246,7 @@ public final class BenchRunner {
     AckLatency.Result underLoad;
     StreamsAtScale.Result streams;
     CompactionRun compaction;
+    TwoNodeCase.Result twoNodes;
   }
 
   private static String format(Row r) {
@@ -298,6 +300,7 @@ public final class BenchRunner {
         c.inserted(), c.deleted(), c.batches(), c.seconds(), c.during().okPerSecond(), c.during().p99us() / 1000.0,
         c.baseline().okPerSecond(), c.baseline().p99us() / 1000.0, c.during().non2xx()));
     md.append(MongoStorageCase.markdown(c2 -> find(MongoStorageCase.NAME, REQUEST, 1000, c2)));
+    md.append('\n').append(TwoNodeCase.markdown(results.twoNodes, batched));
     md.append("\n![throughput and p99 against connections, acknowledgement latency](chart.png)\n\n");
     md.append("## All cases\n\n");
     md.append("| server | route | users | connections | successful req/s | p50 ms | p99 ms | max ms | non-2xx | requests per storage round trip | Ackpoint CPU | PostgreSQL CPU |\n");

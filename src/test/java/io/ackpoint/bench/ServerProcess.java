@@ -65,6 +65,18 @@ final class ServerProcess implements AutoCloseable {
         HttpResponse.BodyHandlers.ofString());
   }
 
+  /** {@code GET} with an admin token ({@code /admin/status}). */
+  HttpResponse<String> get(String path, String bearer) throws IOException, InterruptedException {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        .header("Authorization", "Bearer " + bearer).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** SIGKILL: nothing of Ackpoint runs after it. */
+  void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor();
+  }
+
   HttpResponse<String> post(String path, String bearer) throws IOException, InterruptedException {
     return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
             .header("Authorization", "Bearer " + bearer)

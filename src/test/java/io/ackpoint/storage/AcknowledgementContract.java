@@ -130,4 +130,22 @@ interface AcknowledgementContract {
     copy.sort(Comparator.comparing(r -> r.user().userId()));
     return copy;
   }
+
+  @Test
+  default void historyReadsBackWhatWasProcessedBetweenTwoPositionsByPosition() {
+    backend().migrate();
+    store(H1, requested("early", 1));
+    store(H3, requested("late", 2));
+    store(H3, requested("pending", 1));
+    backend().markProcessed("early", H1);
+    backend().markProcessed("late", H3);
+    AcknowledgementHistory history = backend().history();
+    assertEquals(java.util.Map.of(H1, List.of(new Reached(user("early"), 1)), H3, List.of(new Reached(user("late"), 2))),
+        Await.result(history.processedBetween("", null)));
+    assertEquals(java.util.Map.of(H3, List.of(new Reached(user("late"), 2))), Await.result(history.processedBetween(H1, null)),
+        "after is exclusive");
+    assertEquals(java.util.Map.of(H1, List.of(new Reached(user("early"), 1))), Await.result(history.processedBetween("", H2)));
+    assertEquals(java.util.Map.of(H3, List.of(new Reached(user("late"), 2))), Await.result(history.processedBetween(H2, H3)),
+        "upTo is inclusive");
+  }
 }

@@ -41,6 +41,11 @@ class MongoCheckpointStorageTest extends CheckpointStorageContract {
       }
 
       @Override
+      public AcknowledgementHistory history() {
+        return new MongoAcknowledgementHistory(client);
+      }
+
+      @Override
       public void migrate() {
         Await.result(MongoMigrations.migrate(client));
       }

@@ -36,6 +36,11 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
       }
 
       @Override
+      public AcknowledgementHistory history() {
+        return new PgAcknowledgementHistory(sql.pool());
+      }
+
+      @Override
       public void migrate() {
         Await.result(PgMigrations.migrate(sql.pool()));
       }

@@ -28,6 +28,9 @@ interface StorageBackend extends AutoCloseable {
 
   CheckpointStorage storage();
 
+  /** The same storage's acknowledgements, as a node that missed their announcement reads them back. */
+  AcknowledgementHistory history();
+
   /** A fresh install: every migration. */
   void migrate();
 

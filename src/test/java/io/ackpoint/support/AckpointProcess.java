@@ -8,6 +8,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -20,11 +22,13 @@ public final class AckpointProcess implements AutoCloseable {
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   private final Process process;
+  private final String host;
   private final int port;
   private final Path log;
 
-  private AckpointProcess(Process process, int port, Path log) {
+  private AckpointProcess(Process process, String host, int port, Path log) {
     this.process = process;
+    this.host = host;
     this.port = port;
     this.log = log;
   }
@@ -37,13 +41,35 @@ public final class AckpointProcess implements AutoCloseable {
   }
 
   public static AckpointProcess start(Map<String, String> env) throws IOException {
+    return start(env, List.of(), "127.0.0.1");
+  }
+
+  /**
+   * Starts Main with {@code env}, its command line after {@code prefix} (such as {@code ip netns exec
+   * NAME}, which execs it: the process is Main's JVM itself), reached at {@code host}.
+   */
+  public static AckpointProcess start(Map<String, String> env, List<String> prefix, String host) throws IOException {
     Path log = Files.createTempFile("ackpoint-process", ".log");
-    ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), "io.ackpoint.Main")
+    List<String> command = new ArrayList<>(prefix);
+    command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), "io.ackpoint.Main"));
+    ProcessBuilder builder = new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(log.toFile());
     builder.environment().putAll(env);
-    return new AckpointProcess(builder.start(), Integer.parseInt(env.get("ACKPOINT_HTTP_PORT")), log);
+    return new AckpointProcess(builder.start(), host, Integer.parseInt(env.get("ACKPOINT_HTTP_PORT")), log);
+  }
+
+  public String host() {
+    return host;
+  }
+
+  public int port() {
+    return port;
+  }
+
+  public boolean isAlive() {
+    return process.isAlive();
   }
 
   /** Polls the readiness probe: a separate process gives nothing else to await. */
@@ -66,8 +92,19 @@ public final class AckpointProcess implements AutoCloseable {
   }
 
   public HttpResponse<String> get(String path) throws IOException, InterruptedException {
-    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30)).build(),
+    return HTTP.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).build(),
         HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** {@code POST} of a JSON body with a client token. */
+  public HttpResponse<String> post(String path, String token, String json) throws IOException, InterruptedException {
+    return HTTP.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(60))
+        .header("Authorization", "Token " + token).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private URI uri(String path) {
+    return URI.create("http://" + host + ":" + port + path);
   }
 
   public HttpResponse<String> get(String path, String token) throws IOException, InterruptedException {
@@ -75,7 +112,7 @@ public final class AckpointProcess implements AutoCloseable {
   }
 
   public HttpResponse<String> get(String path, Map<String, String> headers) throws IOException, InterruptedException {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30));
+    HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30));
     headers.forEach(request::header);
     return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }

@@ -40,9 +40,14 @@ public final class StreamClient implements AutoCloseable {
 
   /** {@code POST /sync/stream} as the PowerSync client sends it. */
   public static StreamClient syncStream(Vertx vertx, int port, String token, String clientId) {
+    return syncStream(vertx, "127.0.0.1", port, token, clientId);
+  }
+
+  /** {@code POST /sync/stream} to an Ackpoint at {@code host} (another node, say). */
+  public static StreamClient syncStream(Vertx vertx, String host, int port, String token, String clientId) {
     JsonObject body = new JsonObject().put("buckets", new io.vertx.core.json.JsonArray()).put("include_checksum", true)
         .put("raw_data", true).put("client_id", clientId).put("parameters", new JsonObject());
-    return open(vertx, new RequestOptions().setMethod(HttpMethod.POST).setPort(port).setHost("127.0.0.1")
+    return open(vertx, new RequestOptions().setMethod(HttpMethod.POST).setPort(port).setHost(host)
         .setURI("/sync/stream")
         .putHeader("Authorization", "Token " + token)
         .putHeader("content-type", "application/json")

@@ -74,8 +74,13 @@ public final class TcpProxy {
   }
 
   public static TcpProxy start(Vertx vertx, String host, int port) {
+    return start(vertx, host, port, "127.0.0.1");
+  }
+
+  /** A proxy listening on {@code listenHost} (every address with 0.0.0.0: for clients in other network namespaces). */
+  public static TcpProxy start(Vertx vertx, String host, int port, String listenHost) {
     TcpProxy proxy = new TcpProxy(vertx, host, port);
-    Await.result(proxy.server.listen(0, "127.0.0.1"));
+    Await.result(proxy.server.listen(0, listenHost));
     return proxy;
   }
 

@@ -1,0 +1,50 @@
+package io.ackpoint.ack;
+
+import io.ackpoint.AckpointAddresses;
+import io.ackpoint.AckpointException;
+import io.ackpoint.core.CustomCheckpoints;
+import io.ackpoint.core.PositionFormat;
+import io.ackpoint.storage.CheckpointStorage;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * The acknowledgement engine ({@link AckEngine}) on the event bus: applies the positions observed
+ * on this node ({@code positionObserved}: the follower's, and validated external progress) and
+ * stores the follower's custom checkpoints, replying once they are durable. It runs where the
+ * follower runs, one per cluster, so that one engine applies each position; a new one starts with
+ * every term of leadership.
+ */
+public final class AckEngineVerticle extends VerticleBase {
+
+  private final CheckpointStorage storage;
+  private final PositionFormat positions;
+  private final AckListener listener;
+  private final AckpointAddresses addresses;
+  private AckEngine engine;
+
+  public AckEngineVerticle(CheckpointStorage storage, PositionFormat positions, AckListener listener,
+                           AckpointAddresses addresses) {
+    this.storage = storage;
+    this.positions = positions;
+    this.listener = listener;
+    this.addresses = addresses;
+  }
+
+  @Override
+  public Future<?> start() {
+    engine = new AckEngine(vertx, storage, positions, addresses.positionReached(), listener);
+    var bus = vertx.eventBus();
+    return Future.all(
+        bus.<String>localConsumer(addresses.positionObserved(), msg -> engine.observe(msg.body())).completion(),
+        bus.<JsonObject>localConsumer(addresses.customCheckpoints(), msg -> AckpointException.reply(msg,
+            engine.custom(msg.body().getString("position"), CustomCheckpoints.checkpoints(msg.body())))).completion());
+  }
+
+  @Override
+  public Future<?> stop() {
+    engine.stop();
+    return Future.succeededFuture();
+  }
+}

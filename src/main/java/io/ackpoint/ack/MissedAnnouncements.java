@@ -1,0 +1,77 @@
+package io.ackpoint.ack;
+
+import io.ackpoint.core.PositionReached;
+import io.ackpoint.core.Reached;
+import io.ackpoint.storage.AcknowledgementHistory;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+import java.util.function.BiConsumer;
+
+/**
+ * Finds the announcements of applied positions this node did not hear, and reads what they carried
+ * back from storage. Each announcement names the one its engine made before; a node that has not
+ * heard that one missed something (the cluster connection dropped, or the cluster was split). An
+ * engine's first announcement names none: the engine before it, on a node that has died, may have
+ * applied positions it never announced, so everything processed after the last position heard is
+ * read back. Storage is the truth; an acknowledgement told twice is harmless (streams and waiters
+ * keep the greatest id), one never told is not. A node that has heard nothing yet has nothing to
+ * catch up: its streams read storage when they open. Used on the acknowledgement verticle's event loop.
+ */
+final class MissedAnnouncements {
+
+  private static final Logger LOG = LoggerFactory.getLogger(MissedAnnouncements.class);
+  private static final long RETRY_MS = 1_000;
+  private static final int ATTEMPTS = 3;
+
+  private final Vertx vertx;
+  private final AcknowledgementHistory history;
+  private final BiConsumer<String, List<Reached>> recovered;
+  private String heard = "";
+  private Future<Void> reading = Future.succeededFuture();
+
+  /** {@code recovered}: told of each position read back, with its users, in replication order. */
+  MissedAnnouncements(Vertx vertx, AcknowledgementHistory history, BiConsumer<String, List<Reached>> recovered) {
+    this.vertx = vertx;
+    this.history = history;
+    this.recovered = recovered;
+  }
+
+  /** An announcement arrived from an engine (not one read back here). */
+  void heard(PositionReached reached) {
+    if (!heard.isEmpty()) {
+      if (reached.previous().isEmpty()) {
+        readBack(heard, null);
+      } else if (reached.previous().compareTo(heard) > 0) {
+        readBack(heard, reached.previous());
+      }
+    }
+    if (reached.position().compareTo(heard) > 0) {
+      heard = reached.position();
+    }
+  }
+
+  /** One read at a time, in the order the gaps were found. */
+  private void readBack(String after, String upTo) {
+    LOG.info("reading back acknowledgements announced after {}{} that this node may have missed", after,
+        upTo == null ? " by a follower that is gone" : " up to " + upTo);
+    reading = reading.transform(ignored -> read(after, upTo, ATTEMPTS));
+  }
+
+  private Future<Void> read(String after, String upTo, int attempts) {
+    return history.processedBetween(after, upTo).map(byPosition -> {
+      byPosition.forEach(recovered);
+      return (Void) null;
+    }).recover(e -> {
+      if (attempts <= 1) {
+        LOG.warn("could not read back the acknowledgements after {}: {}; streams of this node may miss them until the"
+            + " next acknowledgement of their user", after, e.getMessage());
+        return Future.succeededFuture();
+      }
+      return vertx.timer(RETRY_MS).compose(id -> read(after, upTo, attempts - 1));
+    });
+  }
+}

@@ -1,0 +1,188 @@
+package io.ackpoint.cluster;
+
+import io.ackpoint.AckpointAddresses;
+import io.vertx.core.Deployable;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.shareddata.Lock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * Which node of a cluster follows replication: the one that holds the slot's follower lock. It
+ * deploys the leader's duties (the follower, the intake of external progress) and undeploys them
+ * when it stops, then releases the lock at once, so that a node stopped with SIGTERM hands over
+ * without waiting for failure detection. Every other node keeps asking for the lock; Hazelcast
+ * releases it when its holder leaves the cluster, so one of them takes over once the holder dies.
+ *
+ * <p>Two nodes may both believe they hold the lock after a split cluster merged. The slot fences
+ * them (one walsender per slot: the second follower gets "slot in use" and keeps retrying), and the
+ * holder record settles it: a node that finds another one recorded steps down without releasing
+ * (what it held was the other side's lock, gone with the merge) and asks again.
+ */
+public final class Leadership extends VerticleBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Leadership.class);
+  /** How long one request for the lock waits (on a worker thread); a freed lock is granted at once. */
+  private static final long CAMPAIGN_WAIT_MS = 2_000;
+  private static final long RETRY_MS = 1_000;
+
+  private final String lockName;
+  private final String slot;
+  private final AckpointAddresses addresses;
+  private final List<Supplier<Deployable>> duties;
+  private final NodeRole role;
+  private final Duration recheck;
+  private final List<String> deployed = new ArrayList<>();
+  private ClusterNode node;
+  private FollowerLock lock;
+  private ReplicationHealthRelay relay;
+  private Lock held;
+  private long recheckTimer = -1;
+  private boolean stopped;
+
+  /**
+   * {@code duties}: made anew for every term; {@code recheck}: how often a leader compares the holder
+   * record with itself.
+   */
+  public Leadership(String lockName, String slot, AckpointAddresses addresses, List<Supplier<Deployable>> duties,
+                    NodeRole role, Duration recheck) {
+    this.lockName = lockName;
+    this.slot = slot;
+    this.addresses = addresses;
+    this.duties = List.copyOf(duties);
+    this.role = role;
+    this.recheck = recheck;
+  }
+
+  /** The lock of one slot of one Ackpoint deployment: its event-bus prefix and slot name. */
+  public static String lockName(AckpointAddresses addresses, String slot) {
+    return addresses.prefix() + ".follower." + slot;
+  }
+
+  /**
+   * Asks for the lock once without waiting: the node that gets it has deployed its duties when this
+   * completes (and fails if they cannot be deployed, as a standalone Ackpoint would); the others
+   * keep asking in the background.
+   */
+  @Override
+  public Future<?> start() {
+    node = ClusterNode.of(vertx);
+    lock = new FollowerLock(vertx, lockName, node.id());
+    relay = new ReplicationHealthRelay(vertx.eventBus(), addresses, node.id(), slot);
+    return relay.follow().compose(v -> lock.acquire(0).transform(ar -> {
+      if (ar.failed()) {
+        LOG.info("node {} stands by: another node follows replication slot {}", node.id(), slot);
+        campaign();
+        return Future.succeededFuture();
+      }
+      return lead(ar.result());
+    }));
+  }
+
+  private void campaign() {
+    if (stopped) {
+      return;
+    }
+    long asked = System.nanoTime();
+    lock.acquire(CAMPAIGN_WAIT_MS).onComplete(ar -> {
+      if (stopped) {
+        if (ar.succeeded()) {
+          ar.result().release();
+        }
+      } else if (ar.succeeded()) {
+        lead(ar.result()).onFailure(e -> vertx.setTimer(RETRY_MS, id -> campaign()));
+      } else if (System.nanoTime() - asked >= CAMPAIGN_WAIT_MS * 1_000_000 / 2) {
+        // The lock stayed taken for the whole wait: ask again at once, so a freed lock is taken at once.
+        campaign();
+      } else {
+        // Failed without waiting (the cluster is not answering): not a busy loop.
+        LOG.warn("could not ask for the follower lock {}: {}", lockName, ar.cause().getMessage());
+        vertx.setTimer(RETRY_MS, id -> campaign());
+      }
+    });
+  }
+
+  /** Holds the lock: records itself, answers for replication's readiness and deploys the duties. */
+  private Future<Void> lead(Lock acquired) {
+    held = acquired;
+    role.leading(true);
+    LOG.info("node {} holds the follower lock of replication slot {}: following replication", node.id(), slot);
+    return lock.claim()
+        .compose(v -> relay.lead())
+        .compose(v -> deployDuties())
+        .onSuccess(v -> recheckTimer = vertx.setPeriodic(recheck.toMillis(), id -> recheck()))
+        .recover(e -> {
+          LOG.warn("node {} could not start following replication slot {}: {}", node.id(), slot, e.getMessage());
+          return stepDown(true).transform(ignored -> Future.failedFuture(e));
+        });
+  }
+
+  private Future<Void> deployDuties() {
+    Future<Void> chain = Future.succeededFuture();
+    for (Supplier<Deployable> duty : duties) {
+      chain = chain.compose(v -> vertx.deployVerticle(duty.get()).map(id -> {
+        deployed.add(id);
+        return null;
+      }));
+    }
+    return chain;
+  }
+
+  private void recheck() {
+    lock.holder().onComplete(ar -> {
+      if (stopped || held == null) {
+        return;
+      }
+      if (ar.failed()) {
+        LOG.debug("could not read the holder of {}: {}", lockName, ar.cause().getMessage());
+      } else if (ar.result() == null) {
+        lock.claim();
+      } else if (!ar.result().equals(node.id())) {
+        LOG.warn("node {} is recorded as the follower of replication slot {} (a split cluster merged): node {}"
+            + " steps down", ar.result(), slot, node.id());
+        // What this node held was its side's lock, gone with the merge: there is nothing to release.
+        stepDown(false).onComplete(v -> campaign());
+      }
+    });
+  }
+
+  /**
+   * Undeploys the duties, newest first, and releases the lock if {@code release}. Forgets the lock at
+   * once, so that a second reason to step down (a recheck answered late, a stop) finds nothing to do.
+   */
+  private Future<Void> stepDown(boolean release) {
+    Lock leaving = held;
+    held = null;
+    vertx.cancelTimer(recheckTimer);
+    List<String> duties = List.copyOf(deployed);
+    deployed.clear();
+    Future<Void> chain = Future.succeededFuture();
+    for (int i = duties.size() - 1; i >= 0; i--) {
+      String id = duties.get(i);
+      chain = chain.compose(v -> vertx.deploymentIDs().contains(id) ? vertx.undeploy(id) : Future.succeededFuture());
+    }
+    return chain.eventually(() -> {
+      role.leading(false);
+      if (release && leaving != null) {
+        leaving.release();
+      }
+      return stopped ? relay.stop() : relay.follow();
+    });
+  }
+
+  @Override
+  public Future<?> stop() {
+    stopped = true;
+    if (held == null) {
+      return relay.stop();
+    }
+    LOG.info("node {} releases the follower lock of replication slot {}", node.id(), slot);
+    return stepDown(true);
+  }
+}

@@ -1,0 +1,22 @@
+package io.ackpoint.storage;
+
+import io.ackpoint.core.Reached;
+import io.vertx.core.Future;
+
+import java.util.List;
+import java.util.NavigableMap;
+
+/**
+ * The acknowledgements storage holds, read back for a node that missed their announcement (the
+ * node that applied them died before announcing them, or the cluster was split). Rare: a scan of
+ * the processed rows, not indexed for it.
+ */
+public interface AcknowledgementHistory {
+
+  /**
+   * The checkpoints processed at a position after {@code after} and at or before {@code upTo} (no
+   * upper bound when null), by position in replication order, each position with the greatest id
+   * of every full user id processed at it.
+   */
+  Future<NavigableMap<String, List<Reached>>> processedBetween(String after, String upTo);
+}

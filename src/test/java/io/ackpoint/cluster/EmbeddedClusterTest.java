@@ -1,0 +1,162 @@
+package io.ackpoint.cluster;
+
+import io.ackpoint.Ackpoint;
+import io.ackpoint.AckpointOptions;
+import io.ackpoint.CheckpointReached;
+import io.ackpoint.config.AckpointConfig.ClusterConfig;
+import io.ackpoint.config.ConfigException;
+import io.ackpoint.core.PositionReached;
+import io.ackpoint.support.Await;
+import io.ackpoint.support.TestAckpoint;
+import io.ackpoint.support.TestDatabase;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+
+import static io.ackpoint.support.TestAckpoint.ADDRESSES;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Ackpoint embedded in two clustered Vert.x instances of the application's own making (two
+ * Hazelcast members in this JVM), over the event bus alone: {@code ackpoint.checkpoint.reached}
+ * reaches consumers on every node, once per user, and a position travels between nodes as one
+ * message with all its users.
+ */
+class EmbeddedClusterTest {
+
+  private static final int USERS = 6;
+
+  @Test
+  void ackpointsOnClusteredVertxInstancesAreOneServiceOverTheEventBus() throws Exception {
+    int port1 = TestAckpoint.freePort();
+    int port2 = TestAckpoint.freePort();
+    List<String> members = List.of("127.0.0.1:" + port1, "127.0.0.1:" + port2);
+    Vertx first = clustered(port1, members);
+    Vertx second = clustered(port2, members);
+    try {
+      JsonObject config = TestAckpoint.withFollower(TestAckpoint.configJson(TestDatabase.freshDatabase()));
+      config.getJsonObject("http").put("enabled", false);
+      Ackpoint leader = Await.result(Ackpoint.deploy(first, new AckpointOptions(config)));
+      assertTrue(Await.result(status(first)).getBoolean("follower"), "the first Ackpoint found the lock free");
+      Ackpoint other = Await.result(Ackpoint.deploy(second, new AckpointOptions(config)));
+      assertEquals(2, Await.result(status(second)).getJsonObject("cluster").getInteger("members"));
+
+      Map<String, AtomicInteger> heardFirst = listen(first);
+      Map<String, AtomicInteger> heardSecond = listen(second);
+      // What crosses to the second node on the internal address, by position: one message each.
+      Map<String, AtomicInteger> positions = new ConcurrentHashMap<>();
+      Map<String, Integer> usersAt = new ConcurrentHashMap<>();
+      second.eventBus().addInboundInterceptor(ctx -> {
+        if (ctx.message().address().equals(ADDRESSES.positionReached()) && ctx.message().body() instanceof PositionReached p
+            && p.reached().stream().anyMatch(r -> r.user().userId().startsWith("user-"))) {
+          positions.computeIfAbsent(p.position(), k -> new AtomicInteger()).incrementAndGet();
+          usersAt.merge(p.position(), p.reached().size(), Math::max);
+        }
+        ctx.next();
+      });
+
+      // All in one event-loop turn of the second node: one or two batches (the nodes' batchers share
+      // the requests), so positions carry several users.
+      second.runOnContext(v -> IntStream.range(0, USERS).forEach(u -> second.eventBus().request(ADDRESSES.checkpointCreate(),
+          new JsonObject().put("user_id", "user-" + u).put("checkpoint_request_id", "1"))));
+      awaitAll(heardFirst, heardSecond);
+      // A last acknowledgement: once it is heard, a repeat of the earlier ones would have been too.
+      Await.result(second.eventBus().request(ADDRESSES.checkpointCreate(), new JsonObject().put("user_id", "sentinel")));
+      awaitHeard(heardFirst, "sentinel");
+      awaitHeard(heardSecond, "sentinel");
+      for (Map<String, AtomicInteger> heard : List.of(heardFirst, heardSecond)) {
+        heard.forEach((user, times) -> assertEquals(1, times.get(), user + " was told " + times.get() + " times"));
+      }
+      positions.forEach((position, messages) -> assertEquals(1, messages.get(), "position " + position));
+      assertTrue(usersAt.values().stream().anyMatch(n -> n > 1), "a position carried several users: " + usersAt);
+
+      // The leader's Ackpoint closed: the other node follows at once, without waiting for failure detection.
+      Await.result(leader.close());
+      Await.result(awaitFollower(second));
+      Await.result(other.close());
+    } finally {
+      Await.result(Future.join(first.close(), second.close()));
+    }
+  }
+
+  @Test
+  void aClusteredVertxRefusesTheEmbeddedDatabaseAndClusterModeRefusesAVertxThatIsNotClustered() throws Exception {
+    int port = TestAckpoint.freePort();
+    Vertx clustered = clustered(port, List.of("127.0.0.1:" + port));
+    Vertx plain = Vertx.vertx();
+    try {
+      JsonObject embedded = TestAckpoint.configJson("");
+      embedded.remove("source");
+      embedded.remove("storage");
+      Throwable refused = failure(Ackpoint.deploy(clustered, new AckpointOptions(embedded)));
+      assertInstanceOf(ConfigException.class, refused);
+      assertTrue(refused.getMessage().contains("external databases"), refused.getMessage());
+
+      JsonObject clusterMode = TestAckpoint.configJson(TestDatabase.freshDatabase()).put("cluster", new JsonObject().put("enabled", true));
+      refused = failure(Ackpoint.deploy(plain, new AckpointOptions(clusterMode)));
+      assertTrue(refused.getMessage().contains("not clustered"), refused.getMessage());
+    } finally {
+      Await.result(Future.join(clustered.close(), plain.close()));
+    }
+  }
+
+  private static Throwable failure(Future<?> future) {
+    return Await.result(future.<Throwable>transform(ar -> Future.succeededFuture(ar.cause())));
+  }
+
+  private static Vertx clustered(int port, List<String> members) {
+    ClusterConfig cluster = new ClusterConfig(true, "127.0.0.1", port, 0, null, members, null, Duration.ofSeconds(4));
+    return Await.result(Vertx.builder().with(new VertxOptions().setEventBusOptions(HazelcastSetup.eventBus(cluster)))
+        .withClusterManager(HazelcastSetup.clusterManager(cluster)).buildClustered());
+  }
+
+  private static Future<JsonObject> status(Vertx vertx) {
+    return vertx.eventBus().<JsonObject>request(ADDRESSES.nodeStatus(), null).map(msg -> msg.body());
+  }
+
+  private static Future<Void> awaitFollower(Vertx vertx) {
+    return status(vertx).compose(s -> s.getBoolean("follower") ? Future.succeededFuture()
+        : vertx.timer(50).compose(id -> awaitFollower(vertx)));
+  }
+
+  /** Counts the reached events of each user heard by the consumers of {@code vertx}. */
+  private static Map<String, AtomicInteger> listen(Vertx vertx) {
+    Map<String, AtomicInteger> heard = new ConcurrentHashMap<>();
+    Await.result(vertx.eventBus().consumer(ADDRESSES.checkpointReached(), msg -> {
+      CheckpointReached reached = CheckpointReached.fromJson(msg.body());
+      heard.computeIfAbsent(reached.user().userId(), k -> new AtomicInteger()).incrementAndGet();
+    }).completion());
+    return heard;
+  }
+
+  @SafeVarargs
+  private static void awaitAll(Map<String, AtomicInteger>... nodes) throws InterruptedException {
+    for (Map<String, AtomicInteger> heard : nodes) {
+      for (int u = 0; u < USERS; u++) {
+        awaitHeard(heard, "user-" + u);
+      }
+    }
+  }
+
+  /** Events arrive on event loops; the test thread polls their count, bounded. */
+  private static void awaitHeard(Map<String, AtomicInteger> heard, String user) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (!heard.containsKey(user)) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(user + " was never heard; heard: " + heard.keySet());
+      }
+      Thread.sleep(10);
+    }
+  }
+}
