@@ -5,6 +5,7 @@ import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
@@ -37,7 +38,9 @@ public final class MetricsVerticle extends VerticleBase {
   public Future<?> start() {
     Router router = Router.router(vertx);
     router.get("/metrics").handler(handler(text));
-    server = vertx.createHttpServer();
+    // Scrapers speak HTTP/1.1. A client that offered an h2c upgrade (the JDK's does) sometimes got
+    // the HTTP/1.1 body on a connection it took for HTTP/2: no upgrade is offered here.
+    server = vertx.createHttpServer(new HttpServerOptions().setHttp2ClearTextEnabled(false));
     return server.requestHandler(router).listen(port, host)
         .recover(e -> Future.failedFuture(new IllegalStateException(
             "could not listen on " + host + ":" + port + " (http.host, metrics.port): " + e.getMessage(), e)));
