@@ -18,8 +18,8 @@ import io.micrometer.core.instrument.Timer;
 
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -53,8 +53,8 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
   private final AtomicInteger followerUp = new AtomicInteger();
   private final AtomicLong slotRetained = new AtomicLong();
   private final AtomicLong lastApplied = new AtomicLong();
-  /** Ordinals of stored batches' heads not yet acknowledged, with the time they were stored; bounded. */
-  private final ConcurrentSkipListMap<Long, Long> storedAt = new ConcurrentSkipListMap<>();
+  /** Ordinals of stored batches' heads not yet acknowledged, with the time they were stored; bounded; guarded by itself. */
+  private final TreeMap<Long, Long> storedAt = new TreeMap<>();
   private final Map<String, Timer> requestTimers = new ConcurrentHashMap<>();
 
   public AckpointMetrics(MeterRegistry registry, PositionFormat positions) {
@@ -108,10 +108,19 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
   public void stored(String head, long nanos) {
     storageWrite.record(nanos, TimeUnit.NANOSECONDS);
     // A head read inside the storage statement (source and storage one database) is seen only here.
-    lastHead.accumulateAndGet(positions.ordinal(head), Math::max);
-    storedAt.putIfAbsent(positions.ordinal(head), System.nanoTime());
-    if (storedAt.size() > 100_000) {
-      storedAt.pollFirstEntry(); // nothing acknowledges any more: keep memory bounded
+    long ordinal = positions.ordinal(head);
+    lastHead.accumulateAndGet(ordinal, Math::max);
+    synchronized (storedAt) {
+      // The marker rides behind the batch on its connection, so the follower can apply a position
+      // past this head before this callback runs: the batch then waited for nothing.
+      if (ordinal <= lastApplied.get()) {
+        acknowledgementLatency.record(0, TimeUnit.NANOSECONDS);
+        return;
+      }
+      storedAt.putIfAbsent(ordinal, System.nanoTime());
+      if (storedAt.size() > 100_000) {
+        storedAt.pollFirstEntry(); // nothing acknowledges any more: keep memory bounded
+      }
     }
   }
 
@@ -133,13 +142,16 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
     acknowledgementApply.record(nanos, TimeUnit.NANOSECONDS);
     acknowledged.increment(checkpoints);
     long ordinal = positions.ordinal(position);
-    lastApplied.accumulateAndGet(ordinal, Math::max);
     long now = System.nanoTime();
-    var passed = storedAt.headMap(ordinal, true);
-    for (Long stored : passed.values()) {
-      acknowledgementLatency.record(now - stored, TimeUnit.NANOSECONDS);
+    // Atomic with stored(): a head is either waiting in storedAt or already passed, never neither.
+    synchronized (storedAt) {
+      lastApplied.accumulateAndGet(ordinal, Math::max);
+      var passed = storedAt.headMap(ordinal, true);
+      for (Long stored : passed.values()) {
+        acknowledgementLatency.record(now - stored, TimeUnit.NANOSECONDS);
+      }
+      passed.clear();
     }
-    passed.clear();
   }
 
   @Override
