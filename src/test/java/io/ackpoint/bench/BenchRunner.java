@@ -111,12 +111,7 @@ public final class BenchRunner {
       uri = embedded.uri();
     }
     try {
-      Map<String, String> env = new HashMap<>();
-      env.put("ACKPOINT_CONFIG", "conf/ackpoint.yaml");
-      env.put("ACKPOINT_SOURCE_TYPE", "postgresql");
-      env.put("ACKPOINT_SOURCE_URI", uri);
-      env.put("ACKPOINT_STORAGE_TYPE", "postgresql");
-      env.put("ACKPOINT_STORAGE_URI", uri);
+      Map<String, String> env = ServerProcess.onPostgres(uri);
       env.put("ACKPOINT_ADMIN_TOKEN", "bench");
       int port = 18080;
 

@@ -69,12 +69,7 @@ public final class CompareRunner {
       ackpointTokens.put(users, tokens("ackpoint", users, key.getString("k"), key.getString("kid"), ours.auth().audiences().get(0)));
     }
 
-    Map<String, String> env = new HashMap<>();
-    env.put("ACKPOINT_CONFIG", "conf/ackpoint.yaml");
-    env.put("ACKPOINT_SOURCE_TYPE", "postgresql");
-    env.put("ACKPOINT_SOURCE_URI", uri);
-    env.put("ACKPOINT_STORAGE_TYPE", "postgresql");
-    env.put("ACKPOINT_STORAGE_URI", uri);
+    Map<String, String> env = ServerProcess.onPostgres(uri);
     env.put("ACKPOINT_REPLICATION_SLOT_NAME", "bench_compare");
     // --ackpoint-env "ACKPOINT_X=1 ACKPOINT_Y=2": settings to try, for before/after comparisons.
     for (String setting : a.getOrDefault("ackpoint-env", "").split(" ")) {
