@@ -25,7 +25,6 @@ import io.vertx.core.json.JsonObject;
  */
 public final class AckVerticle extends VerticleBase {
 
-  private static final DeliveryOptions LOCAL_ONLY = new DeliveryOptions().setLocalOnly(true);
   /** Marks an announcement this node read back from storage: it tells only this node's streams and consumers. */
   private static final String READ_BACK_HEADER = "ackpoint-read-back";
 
@@ -36,6 +35,7 @@ public final class AckVerticle extends VerticleBase {
   private final AckpointAddresses addresses;
   private HeadWaiters heads;
   private MissedAnnouncements missed;
+  private DeliveryOptions toLocalConsumers;
 
   public AckVerticle(CheckpointStorage storage, AcknowledgementHistory history, ReplicationSource source,
                      AcknowledgementConfig config, AckpointAddresses addresses) {
@@ -49,6 +49,7 @@ public final class AckVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     heads = new HeadWaiters(vertx);
+    toLocalConsumers = CheckpointReachedCodec.registerOn(vertx);
     missed = new MissedAnnouncements(vertx, history, (position, users) -> vertx.eventBus().publish(
         addresses.positionReached(), new PositionReached(position, heads.checkpoint(), users, ""),
         new DeliveryOptions().setLocalOnly(true).addHeader(READ_BACK_HEADER, "true")));
@@ -73,7 +74,7 @@ public final class AckVerticle extends VerticleBase {
     heads.reached(reached.position(), reached.checkpoint());
     for (Reached r : reached.reached()) {
       vertx.eventBus().publish(addresses.checkpointReached(),
-          new CheckpointReached(r.user(), r.writeCheckpoint(), reached.position(), reached.checkpoint()).toJson(), LOCAL_ONLY);
+          new CheckpointReached(r.user(), r.writeCheckpoint(), reached.position(), reached.checkpoint()), toLocalConsumers);
     }
   }
 

@@ -33,14 +33,16 @@ sealed interface StreamFormat {
       return line(new JsonObject().put("checkpoint", body)) + complete(checkpoint);
     }
 
+    /**
+     * Written to every stream of a position's users, thousands at once: formatted without a JSON
+     * encoder, which is safe because {@code checkpoint} is a decimal sequence Ackpoint formats itself
+     * and ids are numbers (nothing to escape). The same text as encoding the JSON objects.
+     */
     @Override
     public String acknowledged(String checkpoint, long writeCheckpoint) {
-      JsonObject diff = new JsonObject()
-          .put("last_op_id", checkpoint)
-          .put("write_checkpoint", Long.toString(writeCheckpoint))
-          .put("updated_buckets", new JsonArray())
-          .put("removed_buckets", new JsonArray());
-      return line(new JsonObject().put("checkpoint_diff", diff)) + complete(checkpoint);
+      return "{\"checkpoint_diff\":{\"last_op_id\":\"" + checkpoint + "\",\"write_checkpoint\":\"" + writeCheckpoint
+          + "\",\"updated_buckets\":[],\"removed_buckets\":[]}}\n"
+          + "{\"checkpoint_complete\":{\"last_op_id\":\"" + checkpoint + "\"}}\n";
     }
 
     @Override
