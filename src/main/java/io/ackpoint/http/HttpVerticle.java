@@ -25,9 +25,13 @@ public final class HttpVerticle extends VerticleBase {
   public Future<?> start() {
     return HttpApi.create(vertx, settings).compose(api -> {
       this.api = api;
+      // HTTP/1.1 only in clear text: browsers and the PowerSync SDKs never use h2c, and a client that
+      // offered the upgrade (the JDK's does) sometimes got an HTTP/1.1 body on a connection it took
+      // for HTTP/2 (seen on the metrics port).
       server = vertx.createHttpServer(new HttpServerOptions()
           .setHost(settings.config().http().host())
           .setPort(settings.config().http().port())
+          .setHttp2ClearTextEnabled(false)
           .setCompressionSupported(false)
           .setTcpNoDelay(true));
       String where = settings.config().http().host() + ":" + settings.config().http().port();
