@@ -16,6 +16,22 @@ public interface BatchListener {
   default void stored(String head, long nanos) {
   }
 
+  /**
+   * The checkpoints the batch made pending are acknowledged by the first position at or after
+   * {@code marker} that is applied: the marker was written after the batch's commit, so such a
+   * position, even one applied before this call, comes after the rows were visible.
+   */
+  default void acknowledgedAt(String marker) {
+  }
+
+  /**
+   * The batch made checkpoints pending at {@code head}, and no position after its commit is known
+   * yet (its marker comes after this call): they count as waiting from now until a position after
+   * this call reaches the head. A position already applied may precede the commit, so it does not.
+   */
+  default void pendingSince(String head) {
+  }
+
   default void markerForced(long nanos) {
   }
 

@@ -32,6 +32,9 @@ final class OneRoundTrip implements BatchWriter {
       if (!batch.head().equals(NO_HEAD)) {
         listener.stored(batch.head(), System.nanoTime() - started);
       }
+      if (batch.marker() != null) {
+        listener.acknowledgedAt(batch.marker());
+      }
     });
   }
 }

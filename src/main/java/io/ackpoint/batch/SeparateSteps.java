@@ -34,6 +34,9 @@ final class SeparateSteps implements BatchWriter {
           rejected -> rejected);
       return isolating.write(writes).map(stored -> {
         listener.stored(head, System.nanoTime() - started);
+        if (stored.shouldAdvance()) {
+          listener.pendingSince(head);
+        }
         return new HeadedBatch(head, stored);
       });
     });

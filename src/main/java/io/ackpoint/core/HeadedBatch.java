@@ -1,7 +1,15 @@
 package io.ackpoint.core;
 
-/** A batch stored at a replication head: every row it made pending carries that head. */
-public record HeadedBatch(String head, StoredBatch stored) implements MarkerDecision {
+/**
+ * A batch stored at a replication head: every row it made pending carries that head. {@code marker}:
+ * the position of the marker written right behind the batch, after its commit, when the batch and
+ * its marker were one round trip; null when not written (nothing was pending) or not known.
+ */
+public record HeadedBatch(String head, StoredBatch stored, String marker) implements MarkerDecision {
+
+  public HeadedBatch(String head, StoredBatch stored) {
+    this(head, stored, null);
+  }
 
   @Override
   public boolean shouldAdvance() {
@@ -11,9 +19,16 @@ public record HeadedBatch(String head, StoredBatch stored) implements MarkerDeci
   /**
    * Both parts of a batch stored in parts, each at its own head. The later head stands for both: a
    * head only says how far replication must get, so a user told a later one than its row holds waits
-   * no less, and is never acknowledged early.
+   * no less, and is never acknowledged early. The later marker, too, follows both commits.
    */
   public HeadedBatch plus(HeadedBatch other) {
-    return new HeadedBatch(head.compareTo(other.head) >= 0 ? head : other.head, stored.plus(other.stored));
+    return new HeadedBatch(later(head, other.head), stored.plus(other.stored), later(marker, other.marker));
+  }
+
+  private static String later(String a, String b) {
+    if (a == null || b == null) {
+      return a == null ? b : a;
+    }
+    return a.compareTo(b) >= 0 ? a : b;
   }
 }

@@ -53,7 +53,7 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
   private final AtomicInteger followerUp = new AtomicInteger();
   private final AtomicLong slotRetained = new AtomicLong();
   private final AtomicLong lastApplied = new AtomicLong();
-  /** Ordinals of stored batches' heads not yet acknowledged, with the time they were stored; bounded; guarded by itself. */
+  /** The positions stored batches wait for, with the time they were stored; bounded; guarded by itself. */
   private final TreeMap<Long, Long> storedAt = new TreeMap<>();
   private final Map<String, Timer> requestTimers = new ConcurrentHashMap<>();
 
@@ -108,19 +108,36 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
   public void stored(String head, long nanos) {
     storageWrite.record(nanos, TimeUnit.NANOSECONDS);
     // A head read inside the storage statement (source and storage one database) is seen only here.
-    long ordinal = positions.ordinal(head);
-    lastHead.accumulateAndGet(ordinal, Math::max);
+    lastHead.accumulateAndGet(positions.ordinal(head), Math::max);
+  }
+
+  @Override
+  public void acknowledgedAt(String marker) {
+    long ordinal = positions.ordinal(marker);
     synchronized (storedAt) {
-      // The marker rides behind the batch on its connection, so the follower can apply a position
-      // past this head before this callback runs: the batch then waited for nothing.
+      // The marker rides behind the batch on its connection, so the follower can apply it before
+      // this callback runs: the batch then waited for nothing after it was stored.
       if (ordinal <= lastApplied.get()) {
         acknowledgementLatency.record(0, TimeUnit.NANOSECONDS);
-        return;
+      } else {
+        await(ordinal);
       }
-      storedAt.putIfAbsent(ordinal, System.nanoTime());
-      if (storedAt.size() > 100_000) {
-        storedAt.pollFirstEntry(); // nothing acknowledges any more: keep memory bounded
-      }
+    }
+  }
+
+  @Override
+  public void pendingSince(String head) {
+    synchronized (storedAt) {
+      // A position applied already may precede the batch's commit: only a later one counts.
+      await(Math.max(positions.ordinal(head), lastApplied.get() + 1));
+    }
+  }
+
+  /** Called holding the lock of {@code storedAt}. */
+  private void await(long ordinal) {
+    storedAt.putIfAbsent(ordinal, System.nanoTime());
+    if (storedAt.size() > 100_000) {
+      storedAt.pollFirstEntry(); // nothing acknowledges any more: keep memory bounded
     }
   }
 
@@ -136,15 +153,15 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
     batchDuration.record(nanos, TimeUnit.NANOSECONDS);
   }
 
-  /** Records how long the batches stored at or before {@code position} waited for it. */
+  /** Records how long the batches waiting for {@code position} or an earlier one waited. */
   @Override
   public void positionApplied(String position, long nanos, int checkpoints) {
     acknowledgementApply.record(nanos, TimeUnit.NANOSECONDS);
     acknowledged.increment(checkpoints);
     long ordinal = positions.ordinal(position);
-    long now = System.nanoTime();
-    // Atomic with stored(): a head is either waiting in storedAt or already passed, never neither.
+    // Atomic with acknowledgedAt(): a marker is either waiting in storedAt or already passed, never neither.
     synchronized (storedAt) {
+      long now = System.nanoTime();
       lastApplied.accumulateAndGet(ordinal, Math::max);
       var passed = storedAt.headMap(ordinal, true);
       for (Long stored : passed.values()) {

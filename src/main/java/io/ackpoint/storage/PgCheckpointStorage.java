@@ -70,24 +70,28 @@ public final class PgCheckpointStorage implements CheckpointStorage {
    * source's marker on the same connection right behind it, sent without waiting for the answer,
    * if the query it is given finds a checkpoint still pending then.
    */
-  public HeadStoringWriter atCurrentHead(BiFunction<SqlClient, String, Future<Void>> marker) {
+  public HeadStoringWriter atCurrentHead(BiFunction<SqlClient, String, Future<String>> marker) {
     return writes -> pool.withConnection(conn -> {
       LatestHead head = new LatestHead();
+      LatestHead written = new LatestHead();
       return Attempts.run(writes, MAX_ATTEMPTS, attempt -> {
         Future<Attempts.Attempt> stored = attempt(conn, STORE_BATCH_AT_CURRENT_HEAD, attempt, null, head);
-        Future<Void> marked = marker.apply(conn, ANY_PENDING);
-        return stored.compose(done -> marked.map(done));
-      }).map(stored -> new HeadedBatch(head.value, stored));
+        Future<String> marked = marker.apply(conn, ANY_PENDING);
+        return stored.compose(done -> marked.map(position -> {
+          written.seen(position);
+          return done;
+        }));
+      }).map(stored -> new HeadedBatch(head.value, stored, written.value.isEmpty() ? null : written.value));
     }).recover(e -> Future.failedFuture(storeFailure(e)));
   }
 
-  /** The latest head the attempts of one batch stored at; it stands for all of them (see {@link HeadedBatch#plus}). */
+  /** The latest position the attempts of one batch stored at (or marked at); it stands for all of them (see {@link HeadedBatch#plus}). */
   private static final class LatestHead {
     String value = "";
 
-    void seen(String head) {
-      if (head.compareTo(value) > 0) {
-        value = head;
+    void seen(String position) {
+      if (position != null && position.compareTo(value) > 0) {
+        value = position;
       }
     }
   }
