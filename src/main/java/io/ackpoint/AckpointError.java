@@ -1,5 +1,7 @@
 package io.ackpoint;
 
+import io.vertx.core.Future;
+
 import java.util.HashMap;
 import java.util.Map;
 
@@ -93,6 +95,11 @@ public enum AckpointError {
 
   public AckpointException exception(String description) {
     return new AckpointException(this, description, null);
+  }
+
+  /** {@code operation}, any failure of which becomes this error, caused by it. */
+  public <T> Future<T> onFailure(Future<T> operation) {
+    return operation.recover(e -> Future.failedFuture(exception(e)));
   }
 
   /** This error, caused by {@code cause}, whose message is added to the description. */

@@ -3,6 +3,11 @@ package io.ackpoint.core;
 /** What storing a batch did for one full user id. */
 public sealed interface WriteOutcome {
 
+  /** Whether the user's checkpoint still waits for replication after this outcome (never, for a write that stored nothing). */
+  default boolean pending() {
+    return false;
+  }
+
   /**
    * Written. Supplied requests of the user are answered {@code checkpoint}, the id storage holds
    * now; generated requests {@code generated}, the new id made for them ({@code 0} when the batch

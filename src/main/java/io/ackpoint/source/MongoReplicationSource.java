@@ -102,6 +102,6 @@ public final class MongoReplicationSource implements ReplicationSource {
   }
 
   private static <T> Future<T> guarded(Future<T> operation) {
-    return operation.recover(e -> Future.failedFuture(AckpointError.SOURCE_UNAVAILABLE.exception(e)));
+    return AckpointError.SOURCE_UNAVAILABLE.onFailure(operation);
   }
 }

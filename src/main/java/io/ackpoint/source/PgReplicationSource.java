@@ -91,6 +91,6 @@ public final class PgReplicationSource implements ReplicationSource {
   }
 
   private static <T> Future<T> guarded(Future<T> statement) {
-    return statement.recover(e -> Future.failedFuture(AckpointError.SOURCE_UNAVAILABLE.exception(e)));
+    return AckpointError.SOURCE_UNAVAILABLE.onFailure(statement);
   }
 }

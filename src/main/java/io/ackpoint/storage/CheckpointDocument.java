@@ -37,8 +37,4 @@ record CheckpointDocument(Object id, FullUserId user, long checkpoint, JsonObjec
   static JsonObject key(FullUserId user) {
     return new JsonObject().put(USER, user.userId()).put(CLIENT, user.clientId());
   }
-
-  boolean pending() {
-    return processedAt == null;
-  }
 }

@@ -32,12 +32,12 @@ public final class MongoAcknowledgementHistory implements AcknowledgementHistory
       range.put("$lte", upTo);
     }
     FindOptions fields = new FindOptions().setFields(new JsonObject().put(PROCESSED, 1).put(USER, 1).put(CLIENT, 1).put(CHECKPOINT, 1));
-    return client.findWithOptions(COLLECTION, new JsonObject().put(PROCESSED, range), fields).map(found -> {
+    return AckpointError.STORAGE_UNAVAILABLE.onFailure(client.findWithOptions(COLLECTION, new JsonObject().put(PROCESSED, range), fields).map(found -> {
       ProcessedRows processed = new ProcessedRows();
       for (JsonObject doc : found) {
         processed.add(doc.getString(PROCESSED), CheckpointDocument.user(doc), ((Number) doc.getValue(CHECKPOINT)).longValue());
       }
       return processed.result();
-    }).recover(e -> Future.failedFuture(AckpointError.STORAGE_UNAVAILABLE.exception(e)));
+    }));
   }
 }

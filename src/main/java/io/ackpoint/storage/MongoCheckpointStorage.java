@@ -25,8 +25,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 import static io.ackpoint.storage.CheckpointDocument.CHECKPOINT;
@@ -70,8 +72,7 @@ public final class MongoCheckpointStorage implements CheckpointStorage {
   @Override
   public Future<StoredBatch> store(String head, List<CheckpointWrite> writes) {
     JsonObject lsns = new JsonObject().put("1", head);
-    return Attempts.run(writes, MAX_ATTEMPTS, attempt -> attempt(lsns, attempt))
-        .recover(e -> Future.failedFuture(AckpointError.STORAGE_UNAVAILABLE.exception(e)));
+    return guarded(Attempts.run(writes, MAX_ATTEMPTS, attempt -> attempt(lsns, attempt)));
   }
 
   private Future<Attempts.Attempt> attempt(JsonObject lsns, List<CheckpointWrite> writes) {
@@ -127,13 +128,11 @@ public final class MongoCheckpointStorage implements CheckpointStorage {
    */
   private static Attempts.Attempt settle(List<UserPlan> plans, List<UserPlan> owners, List<BulkWriteError> errors) {
     Map<UserPlan, String> rejected = new HashMap<>();
-    List<UserPlan> contended = new ArrayList<>();
+    Set<UserPlan> contended = new LinkedHashSet<>();
     for (BulkWriteError error : errors) {
       UserPlan owner = owners.get(error.getIndex());
       if (error.getCode() == DUPLICATE_KEY) {
-        if (!contended.contains(owner)) {
-          contended.add(owner);
-        }
+        contended.add(owner);
       } else {
         rejected.putIfAbsent(owner, error.getMessage() + " (" + error.getCode() + ")");
       }
@@ -148,7 +147,7 @@ public final class MongoCheckpointStorage implements CheckpointStorage {
         again.add(plan.write());
       } else {
         outcomes.put(plan.write().user(), plan.outcome());
-        pending |= plan.pending();
+        pending |= plan.outcome().pending();
       }
     }
     return new Attempts.Attempt(outcomes, pending, again);
@@ -260,6 +259,6 @@ public final class MongoCheckpointStorage implements CheckpointStorage {
   }
 
   private static <T> Future<T> guarded(Future<T> operation) {
-    return operation.recover(e -> Future.failedFuture(AckpointError.STORAGE_UNAVAILABLE.exception(e)));
+    return AckpointError.STORAGE_UNAVAILABLE.onFailure(operation);
   }
 }

@@ -29,12 +29,12 @@ public final class PgAcknowledgementHistory implements AcknowledgementHistory {
 
   @Override
   public Future<NavigableMap<String, List<Reached>>> processedBetween(String after, String upTo) {
-    return pool.preparedQuery(PROCESSED_BETWEEN).execute(Tuple.of(after, upTo)).map(rows -> {
+    return AckpointError.STORAGE_UNAVAILABLE.onFailure(pool.preparedQuery(PROCESSED_BETWEEN).execute(Tuple.of(after, upTo)).map(rows -> {
       ProcessedRows processed = new ProcessedRows();
       for (Row row : rows) {
         processed.add(row.getString(0), new FullUserId(row.getString(1), row.getString(2)), row.getLong(3));
       }
       return processed.result();
-    }).recover(e -> Future.failedFuture(AckpointError.STORAGE_UNAVAILABLE.exception(e)));
+    }));
   }
 }

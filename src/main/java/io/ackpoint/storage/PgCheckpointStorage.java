@@ -149,7 +149,7 @@ public final class PgCheckpointStorage implements CheckpointStorage {
 
   /** Any other failure of a statement: storage is unavailable, as the caller will say. */
   private static <T> Future<T> guarded(Future<T> statement) {
-    return statement.recover(e -> Future.failedFuture(AckpointError.STORAGE_UNAVAILABLE.exception(e)));
+    return AckpointError.STORAGE_UNAVAILABLE.onFailure(statement);
   }
 
   @Override

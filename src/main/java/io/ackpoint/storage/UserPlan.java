@@ -33,7 +33,7 @@ import static io.ackpoint.storage.CheckpointDocument.REQUESTED;
  * this batch had come first.) A new user's document is upserted under a fresh {@code _id}: if a
  * concurrent batch created the user first, the unique index on the user key refuses the second.
  */
-record UserPlan(CheckpointWrite write, List<BulkOperation> operations, WriteOutcome outcome, boolean pending) {
+record UserPlan(CheckpointWrite write, List<BulkOperation> operations, WriteOutcome outcome) {
 
   static UserPlan of(CheckpointWrite write, List<CheckpointDocument> documents, JsonObject lsns, JsonObject now) {
     Long stored = null;
@@ -74,7 +74,7 @@ record UserPlan(CheckpointWrite write, List<BulkOperation> operations, WriteOutc
     WriteOutcome outcome = exhausted
         ? new WriteOutcome.Exhausted(checkpoint, pending)
         : new WriteOutcome.Stored(checkpoint, generated == null ? 0 : generated, pending);
-    return new UserPlan(write, operations, outcome, pending);
+    return new UserPlan(write, operations, outcome);
   }
 
   /** Sets the document whole, on condition that its id and processed state are still as read. */
