@@ -21,8 +21,4 @@ final class Checkpoints {
     current = Math.max(current + 1, positions.ordinal(position));
     return current;
   }
-
-  long current() {
-    return current;
-  }
 }

@@ -47,7 +47,7 @@ public final class HazelcastSetup {
     if (cluster.publicHost() != null) {
       network.setPublicAddress(cluster.publicHost() + ":" + cluster.port());
     }
-    if (!isWildcard(cluster.host())) {
+    if (!cluster.bindsAll()) {
       config.setProperty("hazelcast.socket.bind.any", "false");
       config.setProperty("hazelcast.local.localAddress", cluster.host());
     }
@@ -76,9 +76,5 @@ public final class HazelcastSetup {
     config.setProperty("hazelcast.phone.home.enabled", "false");
     config.setProperty("hazelcast.logging.type", "slf4j");
     return config;
-  }
-
-  private static boolean isWildcard(String host) {
-    return host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]");
   }
 }

@@ -131,6 +131,11 @@ public record AckpointConfig(
     public String advertisedHost() {
       return publicHost != null ? publicHost : host;
     }
+
+    /** Whether this node binds every address of its machine, so that no one of them is its own. */
+    public boolean bindsAll() {
+      return host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]");
+    }
   }
 
   /** This configuration with the embedded database's URI filled in wherever the embedded one is used. */

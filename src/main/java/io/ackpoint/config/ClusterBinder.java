@@ -37,7 +37,7 @@ final class ClusterBinder {
     if (host.isEmpty()) {
       throw new ConfigException("cluster.host", "required in cluster mode: an address of this machine the other nodes reach");
     }
-    if (isWildcard(host) && cluster.publicHost() == null) {
+    if (cluster.bindsAll() && cluster.publicHost() == null) {
       throw new ConfigException("cluster.public_host", "required when cluster.host is " + host
           + ": the other nodes need an address of this one to connect to");
     }
@@ -54,10 +54,6 @@ final class ClusterBinder {
       throw new ConfigException("cluster.failover_timeout", "must be whole seconds between 2s and 300s");
     }
     return cluster;
-  }
-
-  private static boolean isWildcard(String host) {
-    return host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]");
   }
 
   private static int port(String member) {
