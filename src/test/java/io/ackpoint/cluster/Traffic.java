@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Clients sending checkpoint requests that await their acknowledgement ({@code ?wait}), each its own
  * user with increasing ids, spread over the nodes. A request that fails (its node is stopping or
  * dead) is sent again, the same id, to the next node, as a client behind a load balancer would. An
- * answer of {@code "acknowledged": false} is an acknowledgement lost: none may be.
+ * answer of {@code "acknowledged": false} is an acknowledgement lost: none may be; nor may any
+ * answer but 503 or 429, the ones that say "try again".
  */
 final class Traffic implements AutoCloseable {
 
@@ -58,6 +59,10 @@ final class Traffic implements AutoCloseable {
           }
           id++;
           continue;
+        }
+        if (response.statusCode() != 503 && response.statusCode() != 429) {
+          // Only "unavailable, try again" is a node's fair answer while nodes come and go.
+          lost.add(user + " id " + id + " on port " + target.port() + ": " + response.statusCode() + " " + response.body());
         }
       } catch (IOException e) {
         // the node is stopping or gone: the same id goes to the next node

@@ -80,6 +80,7 @@ class OperationsTest {
     assertEquals(404, ackpoint.get("/metrics").statusCode(), "metrics.port set: the API port does not serve them");
     var scrape = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
         java.net.URI.create("http://127.0.0.1:" + metricsPort + "/metrics")).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, scrape.statusCode());
     String metrics = scrape.body();
     for (String series : new String[] {"ackpoint_http_requests_seconds_bucket{", "vertx_pool_", "vertx_eventbus_",
         "jvm_memory_used_bytes", "ackpoint_replication_follower_up 1.0", "ackpoint_replication_slot_retained_bytes"}) {
