@@ -32,11 +32,12 @@ public interface CheckpointStorage extends CheckpointWriter {
   Future<Long> latestAcknowledged(FullUserId user);
 
   /**
-   * Deletes at most {@code limit} client-requested checkpoints that were last requested before
-   * {@code requestedBefore} and are already processed; answers how many went. Generated rows
-   * (never requested) and pending rows are never deleted.
+   * One bounded step of a compaction: deletes at most {@code limit} client-requested checkpoints
+   * that were last requested before {@code requestedBefore} and are already processed, starting at
+   * {@code from} ({@link CompactionStep#START}, then each step's {@link CompactionStep#next}).
+   * Generated rows (never requested) and pending rows are never deleted.
    */
-  Future<Integer> deleteExpiredRequests(Instant requestedBefore, int limit);
+  Future<CompactionStep> deleteExpiredRequests(Instant requestedBefore, int limit, long from);
 
   /** How many checkpoint rows storage holds. */
   Future<Long> count();

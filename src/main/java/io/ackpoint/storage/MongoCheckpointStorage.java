@@ -222,7 +222,9 @@ public final class MongoCheckpointStorage implements CheckpointStorage {
    * name the retention index's partial filter as it is, which is what lets MongoDB use it.
    */
   @Override
-  public Future<Integer> deleteExpiredRequests(Instant requestedBefore, int limit) {
+  public Future<CompactionStep> deleteExpiredRequests(Instant requestedBefore, int limit, long from) {
+    // The index on checkpoint_requested_at leads straight to the oldest expired documents: each
+    // step starts from the beginning again, until one comes back short.
     JsonObject expired = new JsonObject()
         .put(REQUESTED, new JsonObject().put("$type", "date").put("$lt", date(requestedBefore)))
         .put(PROCESSED, new JsonObject().put("$type", "string"));
@@ -230,12 +232,15 @@ public final class MongoCheckpointStorage implements CheckpointStorage {
         .setFields(new JsonObject().put(ID, 1));
     return guarded(client.findWithOptions(COLLECTION, expired, oldest).compose(found -> {
       if (found.isEmpty()) {
-        return Future.succeededFuture(0);
+        return Future.succeededFuture(new CompactionStep(0, null));
       }
       JsonArray ids = new JsonArray();
       found.forEach(doc -> ids.add(doc.getValue(ID)));
       return client.removeDocuments(COLLECTION, expired.copy().put(ID, new JsonObject().put("$in", ids)))
-          .map(MongoCheckpointStorage::deleted);
+          .map(result -> {
+            int deleted = deleted(result);
+            return new CompactionStep(deleted, deleted < limit ? null : CompactionStep.START);
+          });
     }));
   }
 

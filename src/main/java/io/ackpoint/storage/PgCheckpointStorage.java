@@ -33,6 +33,7 @@ import static io.ackpoint.storage.PgStatements.DELETE_EXPIRED;
 import static io.ackpoint.storage.PgStatements.ANY_PENDING;
 import static io.ackpoint.storage.PgStatements.LATEST_ACKNOWLEDGED;
 import static io.ackpoint.storage.PgStatements.MARK_PROCESSED;
+import static io.ackpoint.storage.PgStatements.REQUEUE_PENDING;
 import static io.ackpoint.storage.PgStatements.STORE_BATCH;
 import static io.ackpoint.storage.PgStatements.STORE_BATCH_AT_CURRENT_HEAD;
 import static io.ackpoint.storage.PgStatements.STORE_CUSTOM;
@@ -53,9 +54,11 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   private static final int MAX_ATTEMPTS = 4;
 
   private final Pool pool;
+  private final PendingQueueVacuum vacuum;
 
   public PgCheckpointStorage(Pool pool) {
     this.pool = pool;
+    this.vacuum = new PendingQueueVacuum(pool);
   }
 
   @Override
@@ -174,11 +177,29 @@ public final class PgCheckpointStorage implements CheckpointStorage {
 
   @Override
   public Future<List<Reached>> markProcessed(String position) {
+    return markQueued(position).compose(reached -> reached != null ? Future.succeededFuture(reached) : requeueAndMark(position));
+  }
+
+  /** After a crash of the server emptied the pending queue (see {@link PgStatements#REQUEUE_PENDING}). */
+  private Future<List<Reached>> requeueAndMark(String position) {
+    return guarded(pool.query(REQUEUE_PENDING).execute())
+        .compose(requeued -> markQueued(position))
+        .compose(reached -> reached != null ? Future.succeededFuture(reached)
+            : Future.failedFuture(AckpointError.STORAGE_UNAVAILABLE.exception(
+                new IllegalStateException("the pending queue was emptied again while it was rebuilt"))));
+  }
+
+  /** The users acknowledged at {@code position}, or {@code null} if the pending queue must be rebuilt first. */
+  private Future<List<Reached>> markQueued(String position) {
     return guarded(pool.preparedQuery(MARK_PROCESSED).execute(Tuple.of(position)).map(rows -> {
       List<Reached> reached = new ArrayList<>(rows.rowCount());
       for (Row row : rows) {
+        if (row.getString(0) == null) {
+          return null;
+        }
         reached.add(new Reached(new FullUserId(row.getString(0), row.getString(1)), row.getLong(2)));
       }
+      vacuum.dequeued();
       return reached;
     }));
   }
@@ -190,10 +211,13 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   }
 
   @Override
-  public Future<Integer> deleteExpiredRequests(Instant requestedBefore, int limit) {
+  public Future<CompactionStep> deleteExpiredRequests(Instant requestedBefore, int limit, long from) {
     return guarded(pool.preparedQuery(DELETE_EXPIRED)
-        .execute(Tuple.of(OffsetDateTime.ofInstant(requestedBefore, ZoneOffset.UTC), limit))
-        .map(SqlResult::rowCount));
+        .execute(Tuple.of(OffsetDateTime.ofInstant(requestedBefore, ZoneOffset.UTC), limit, from))
+        .map(rows -> {
+          Row row = rows.iterator().next();
+          return new CompactionStep(row.getLong(0).intValue(), row.getLong(1));
+        }));
   }
 
   @Override

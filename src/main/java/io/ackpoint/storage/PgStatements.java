@@ -83,7 +83,14 @@ final class PgStatements {
          WHERE t.stored IS NULL
          ORDER BY t.user_id, t.client_id
         ON CONFLICT DO NOTHING
-        RETURNING user_id, client_id, write_checkpoint, true AS pending
+        RETURNING id, user_id, client_id, write_checkpoint, true AS pending
+      ),
+      queued AS (
+        INSERT INTO ackpoint_pending (id, head)
+        SELECT u.id, (SELECT head FROM head) FROM updated u JOIN locked l ON l.id = u.id
+         WHERE u.write_checkpoint > l.write_checkpoint
+        UNION ALL
+        SELECT id, (SELECT head FROM head) FROM created
       ),
       outcome AS (
         SELECT l.user_id, l.client_id, coalesce(u.write_checkpoint, l.write_checkpoint) AS write_checkpoint,
@@ -113,13 +120,40 @@ final class PgStatements {
                checkpoint_requested_at = CASE WHEN r.request THEN now() END
           FROM req r
          WHERE c.user_id = r.user_id AND c.client_id = r.client_id AND c.write_checkpoint < r.checkpoint
-        RETURNING c.user_id
+        RETURNING c.id
+      ),
+      created AS (
+        INSERT INTO ackpoint_write_checkpoints (user_id, client_id, write_checkpoint, lsns, checkpoint_requested_at)
+        SELECT r.user_id, r.client_id, r.checkpoint, $5::jsonb, CASE WHEN r.request THEN now() END
+          FROM req r
+         WHERE NOT EXISTS (SELECT 1 FROM ackpoint_write_checkpoints c WHERE c.user_id = r.user_id AND c.client_id = r.client_id)
+        ON CONFLICT DO NOTHING
+        RETURNING id
       )
-      INSERT INTO ackpoint_write_checkpoints (user_id, client_id, write_checkpoint, lsns, checkpoint_requested_at)
-      SELECT r.user_id, r.client_id, r.checkpoint, $5::jsonb, CASE WHEN r.request THEN now() END
-        FROM req r
-       WHERE NOT EXISTS (SELECT 1 FROM ackpoint_write_checkpoints c WHERE c.user_id = r.user_id AND c.client_id = r.client_id)
-      ON CONFLICT DO NOTHING
+      INSERT INTO ackpoint_pending (id, head)
+      SELECT id, $5::jsonb->>'1' FROM updated UNION ALL SELECT id, $5::jsonb->>'1' FROM created
+      """;
+
+  /*
+   * Pending rows are queued in ackpoint_pending, (row id, head), written in the same statement as
+   * the row, so no index of the checkpoints table covers a column that a write or an
+   * acknowledgement changes and both updates stay HOT. An entry can outlive the row's pending state
+   * (the row was raised to a later head, which queued another entry, or deleted): an
+   * acknowledgement re-checks the row and drops every entry at or before its position.
+   *
+   * The queue is UNLOGGED: a crash of the server empties it, while the rows it indexes are durable.
+   * The entry with head '' is the proof that it is complete: REQUEUE_PENDING writes it while it
+   * rebuilds the queue from the rows; a crash takes it away with the rest. An acknowledgement that
+   * finds it missing answers NOT_QUEUED, and the caller rebuilds the queue and acknowledges again.
+   */
+
+  static final String REQUEUE_PENDING = """
+      WITH proof AS (
+        INSERT INTO ackpoint_pending (id, head)
+        SELECT 0, '' WHERE NOT EXISTS (SELECT 1 FROM ackpoint_pending WHERE head = '')
+      )
+      INSERT INTO ackpoint_pending (id, head)
+      SELECT id, lsns->>'1' FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NULL
       """;
 
   // COLLATE "C": heads compare as plain bytes, which is their replication order; a linguistic
@@ -129,9 +163,18 @@ final class PgStatements {
   // rows of one user (older installs) are answered once, with their greatest id, so that nobody is
   // told of a lower id after a higher one.
   static final String MARK_PROCESSED = """
-      WITH due AS (
+      WITH queue AS MATERIALIZED (
+        SELECT EXISTS (SELECT 1 FROM ackpoint_pending WHERE head = '') AS complete
+      ),
+      dequeued AS (
+        DELETE FROM ackpoint_pending
+         WHERE head > '' AND head <= $1 AND (SELECT complete FROM queue)
+        RETURNING id
+      ),
+      due AS (
         SELECT id FROM ackpoint_write_checkpoints
-         WHERE processed_at_lsn IS NULL AND (lsns->>'1') COLLATE "C" <= $1 COLLATE "C"
+         WHERE id IN (SELECT id FROM dequeued)
+           AND processed_at_lsn IS NULL AND (lsns->>'1') COLLATE "C" <= $1 COLLATE "C"
          ORDER BY user_id, client_id, id
            FOR UPDATE
       ),
@@ -142,30 +185,49 @@ final class PgStatements {
         RETURNING c.user_id, c.client_id, c.write_checkpoint
       )
       SELECT user_id, client_id, max(write_checkpoint) FROM marked GROUP BY user_id, client_id
+      UNION ALL
+      SELECT NULL, NULL, NULL WHERE NOT (SELECT complete FROM queue)
       """;
 
   /**
-   * Whether any checkpoint waits for replication (on the pending index): after a batch, a marker is
-   * needed only then. A batch's own pending rows are found, or were acknowledged meanwhile.
+   * Whether any checkpoint may wait for replication: after a batch, a marker is needed only then.
+   * A batch's own pending rows are found, or were acknowledged meanwhile; a queue that lost its
+   * proof of completeness (see {@link #REQUEUE_PENDING}) answers yes, so the acknowledgement that
+   * follows rebuilds it.
    */
-  static final String ANY_PENDING = "SELECT 1 FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NULL";
+  // The newest entry is looked up from the end of the head index: entries acknowledged but not yet
+  // vacuumed gather at its start, and a batch that made rows pending has just queued the newest.
+  static final String ANY_PENDING = """
+      SELECT 1 WHERE (SELECT head FROM ackpoint_pending ORDER BY head DESC LIMIT 1) > ''
+                  OR NOT EXISTS (SELECT 1 FROM ackpoint_pending WHERE head = '')""";
 
   static final String LATEST_ACKNOWLEDGED = """
       SELECT max(write_checkpoint) FROM ackpoint_write_checkpoints
        WHERE user_id = $1 AND client_id = $2 AND processed_at_lsn IS NOT NULL
       """;
 
-  // SKIP LOCKED leaves rows that a batch is writing right now to the next round; FOR UPDATE re-checks
-  // the conditions on the newest row version, so a row raised (pending again) meanwhile is spared.
+  // Compaction walks the table in id order, a window of rows per statement, instead of keeping an
+  // index on checkpoint_requested_at, which every request changes (the index would make each
+  // update non-HOT). SKIP LOCKED leaves rows that a batch is writing right now to the next
+  // compaction; FOR UPDATE re-checks the conditions on the newest row version, so a row raised
+  // (pending again) meanwhile is spared. The answer: rows deleted, and the last id of the window
+  // (null once the walk has passed the end).
   static final String DELETE_EXPIRED = """
-      WITH doomed AS (
+      WITH scanned AS MATERIALIZED (
+        SELECT id FROM ackpoint_write_checkpoints WHERE id > $3 ORDER BY id LIMIT $2
+      ),
+      doomed AS (
         SELECT id FROM ackpoint_write_checkpoints
-         WHERE checkpoint_requested_at < $1 AND processed_at_lsn IS NOT NULL
-         ORDER BY checkpoint_requested_at
-         LIMIT $2
+         WHERE id IN (SELECT id FROM scanned)
+           AND checkpoint_requested_at < $1 AND processed_at_lsn IS NOT NULL
+         ORDER BY id
            FOR UPDATE SKIP LOCKED
+      ),
+      deleted AS (
+        DELETE FROM ackpoint_write_checkpoints c USING doomed WHERE c.id = doomed.id RETURNING 1
       )
-      DELETE FROM ackpoint_write_checkpoints c USING doomed WHERE c.id = doomed.id
+      SELECT (SELECT count(*) FROM deleted),
+             CASE WHEN (SELECT count(*) FROM scanned) = $2 THEN (SELECT max(id) FROM scanned) END
       """;
 
   static final String COUNT = "SELECT count(*) FROM ackpoint_write_checkpoints";

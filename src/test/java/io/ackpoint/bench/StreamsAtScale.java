@@ -40,6 +40,9 @@ final class StreamsAtScale {
     }
   }
 
+  /** Queues the rows {@code w} wrote, as storage does for the rows a batch makes pending. */
+  private static final String QUEUE = "INSERT INTO ackpoint_pending (id, head) SELECT id, lsns->>'1' FROM w";
+
   private StreamsAtScale() {
   }
 
@@ -152,12 +155,13 @@ final class StreamsAtScale {
       String head = "jsonb_build_object('1', (SELECT lpad(split_part(l, '/', 1), 8, '0') || '/'"
           + " || lpad(split_part(l, '/', 2), 8, '0') FROM (SELECT pg_current_wal_lsn()::text) w(l)))";
       if (id == 1) {
-        s.execute("INSERT INTO ackpoint_write_checkpoints (user_id, client_id, write_checkpoint, lsns, checkpoint_requested_at)"
-            + " SELECT '" + userPrefix + "' || g, 's', 1, " + head + ", now() FROM generate_series(0, " + (n - 1) + ") g");
+        s.execute("WITH w AS (INSERT INTO ackpoint_write_checkpoints (user_id, client_id, write_checkpoint, lsns, checkpoint_requested_at)"
+            + " SELECT '" + userPrefix + "' || g, 's', 1, " + head + ", now() FROM generate_series(0, " + (n - 1) + ") g"
+            + " RETURNING id, lsns) " + QUEUE);
       } else {
-        s.execute("UPDATE ackpoint_write_checkpoints SET write_checkpoint = " + id + ", lsns = " + head
+        s.execute("WITH w AS (UPDATE ackpoint_write_checkpoints SET write_checkpoint = " + id + ", lsns = " + head
             + ", processed_at_lsn = NULL, checkpoint_requested_at = now()"
-            + " WHERE starts_with(user_id, '" + userPrefix + "') AND client_id = 's'");
+            + " WHERE starts_with(user_id, '" + userPrefix + "') AND client_id = 's' RETURNING id, lsns) " + QUEUE);
       }
       s.execute("SELECT pg_logical_emit_message(true, 'ackpoint', 'bench')");
       return System.nanoTime();

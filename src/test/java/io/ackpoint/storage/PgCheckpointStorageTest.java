@@ -2,6 +2,7 @@ package io.ackpoint.storage;
 
 import io.ackpoint.core.CheckpointWrite;
 import io.ackpoint.core.FullUserId;
+import io.ackpoint.core.Reached;
 import io.ackpoint.core.StoredBatch;
 import io.ackpoint.core.WriteOutcome;
 import io.ackpoint.support.Await;
@@ -131,6 +132,48 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
     StoredBatch batch = store(H1, CheckpointWrite.requested(FullUserId.of("alice", "3f1c-uuid"), 7));
     assertEquals(7L, ((WriteOutcome.Stored) batch.outcomes().get(FullUserId.of("alice", "3f1c-uuid"))).checkpoint());
     assertEquals(1, indexes("ackpoint_write_checkpoints_user_client_key"));
+  }
+
+  @Test
+  void noIndexOfTheCheckpointsTableCoversAColumnThatAWriteOrAnAcknowledgementChanges() {
+    backend.migrate();
+    List<String> indexed = new ArrayList<>();
+    sql.query("""
+        SELECT i.indexrelid::regclass::text || ':' || coalesce(string_agg(a.attname, ',' ORDER BY a.attname), '')
+               || CASE WHEN i.indexprs IS NULL AND i.indpred IS NULL THEN '' ELSE ':expression or predicate' END
+          FROM pg_index i LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+         WHERE i.indrelid = 'ackpoint_write_checkpoints'::regclass
+         GROUP BY i.indexrelid, i.indexprs, i.indpred ORDER BY 1""").forEach(r -> indexed.add(r.getString(0)));
+    // Both updates are then HOT: no index entries, one heap record each.
+    assertEquals(List.of("ackpoint_write_checkpoints_pkey:id", "ackpoint_write_checkpoints_user_client_key:client_id,user_id"),
+        indexed);
+  }
+
+  @Test
+  void aCheckpointPendingWhenACrashEmptiedThePendingQueueIsStillAcknowledged() {
+    backend.migrate();
+    store(H1, CheckpointWrite.requested(FullUserId.of("u", "c"), 5));
+    // What crash recovery does to an unlogged table.
+    sql.query("TRUNCATE ackpoint_pending");
+    store(H1, CheckpointWrite.requested(FullUserId.of("v", "c"), 3));
+    assertEquals(List.of(new Reached(FullUserId.of("u", "c"), 5), new Reached(FullUserId.of("v", "c"), 3)),
+        sorted(Await.result(backend.storage().markProcessed(H1))));
+    assertEquals(List.of(), Await.result(backend.storage().markProcessed(H1)), "each once");
+  }
+
+  @Test
+  void rowsPendingBeforeTheUpgradeToThePendingQueueAreAcknowledged() {
+    Await.result(PgMigrations.migrate(sql.pool(), PgMigrations.MIGRATIONS.subList(0, 5)));
+    sql.query("INSERT INTO ackpoint_write_checkpoints (user_id, client_id, write_checkpoint, lsns) VALUES ('u', 'c', 4, $1)",
+        new JsonObject().put("1", H1));
+    backend.migrate();
+    assertEquals(List.of(new Reached(FullUserId.of("u", "c"), 4)), Await.result(backend.storage().markProcessed(H1)));
+  }
+
+  private static List<Reached> sorted(List<Reached> reached) {
+    List<Reached> copy = new ArrayList<>(reached);
+    copy.sort(java.util.Comparator.comparing(r -> r.user().userId()));
+    return copy;
   }
 
   private List<String> keys() {
