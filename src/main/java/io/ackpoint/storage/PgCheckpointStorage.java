@@ -33,7 +33,6 @@ import static io.ackpoint.storage.PgStatements.DELETE_EXPIRED;
 import static io.ackpoint.storage.PgStatements.ANY_PENDING;
 import static io.ackpoint.storage.PgStatements.LATEST_ACKNOWLEDGED;
 import static io.ackpoint.storage.PgStatements.MARK_PROCESSED;
-import static io.ackpoint.storage.PgStatements.REQUEUE_PENDING;
 import static io.ackpoint.storage.PgStatements.STORE_BATCH;
 import static io.ackpoint.storage.PgStatements.STORE_BATCH_AT_CURRENT_HEAD;
 import static io.ackpoint.storage.PgStatements.STORE_CUSTOM;
@@ -53,12 +52,21 @@ public final class PgCheckpointStorage implements CheckpointStorage {
    */
   private static final int MAX_ATTEMPTS = 4;
 
+  /** Rows per statement when the pending queue is rebuilt. */
+  static final int REBUILD_WINDOW = 10_000;
+
   private final Pool pool;
   private final PendingQueueVacuum vacuum;
+  private final PendingQueueRebuild rebuild;
 
   public PgCheckpointStorage(Pool pool) {
+    this(pool, REBUILD_WINDOW);
+  }
+
+  PgCheckpointStorage(Pool pool, int rebuildWindow) {
     this.pool = pool;
     this.vacuum = new PendingQueueVacuum(pool);
+    this.rebuild = new PendingQueueRebuild(pool, rebuildWindow);
   }
 
   @Override
@@ -177,16 +185,16 @@ public final class PgCheckpointStorage implements CheckpointStorage {
 
   @Override
   public Future<List<Reached>> markProcessed(String position) {
-    return markQueued(position).compose(reached -> reached != null ? Future.succeededFuture(reached) : requeueAndMark(position));
+    return markQueued(position).compose(reached -> reached != null ? Future.succeededFuture(reached) : rebuildAndMark(position));
   }
 
-  /** After a crash of the server emptied the pending queue (see {@link PgStatements#REQUEUE_PENDING}). */
-  private Future<List<Reached>> requeueAndMark(String position) {
-    return guarded(pool.query(REQUEUE_PENDING).execute())
-        .compose(requeued -> markQueued(position))
+  /** After a crash of the server emptied the pending queue (see {@link PgStatements#REBUILD_END}). */
+  private Future<List<Reached>> rebuildAndMark(String position) {
+    return guarded(rebuild.run())
+        .compose(rebuilt -> markQueued(position))
         .compose(reached -> reached != null ? Future.succeededFuture(reached)
             : Future.failedFuture(AckpointError.STORAGE_UNAVAILABLE.exception(
-                new IllegalStateException("the pending queue was emptied again while it was rebuilt"))));
+                new IllegalStateException("the pending queue was emptied again right after it was rebuilt"))));
   }
 
   /** The users acknowledged at {@code position}, or {@code null} if the pending queue must be rebuilt first. */
@@ -199,9 +207,12 @@ public final class PgCheckpointStorage implements CheckpointStorage {
         }
         reached.add(new Reached(new FullUserId(row.getString(0), row.getString(1)), row.getLong(2)));
       }
-      vacuum.dequeued();
       return reached;
-    }));
+    })).onSuccess(reached -> {
+      if (reached != null) {
+        vacuum.dequeued();
+      }
+    });
   }
 
   @Override

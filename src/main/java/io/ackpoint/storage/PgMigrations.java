@@ -87,7 +87,7 @@ public final class PgMigrations {
       // Pending rows are found through their own small table, so that no index of the checkpoints
       // table covers a column a write or an acknowledgement changes: both updates are then HOT (one
       // heap record each, no index entries; see README, Benchmarks). The queue is UNLOGGED (no WAL, nothing for the walsender to decode) because
-      // it can be rebuilt from the durable rows: see PgStatements.REQUEUE_PENDING. It is built before
+      // it can be rebuilt from the durable rows: see PendingQueueRebuild. It is built before
       // the index it replaces is dropped. Compaction walks the table by id instead of by its index.
       // A vacuum does not truncate the queue: that would wait for an exclusive lock that batches
       // keep taking away, and the queue's few pages are reused anyway.
@@ -96,7 +96,7 @@ public final class PgMigrations {
             id BIGINT NOT NULL,
             head TEXT COLLATE "C" NOT NULL
           ) WITH (vacuum_truncate = false);
-          CREATE INDEX ackpoint_pending_head_idx ON ackpoint_pending (head);
+          CREATE INDEX ackpoint_pending_head_idx ON ackpoint_pending (head, id);
           DROP INDEX IF EXISTS ackpoint_write_checkpoints_pending_idx;
           DROP INDEX IF EXISTS ackpoint_write_checkpoints_requested_idx;
           ALTER TABLE ackpoint_write_checkpoints SET (fillfactor = 70);

@@ -142,18 +142,47 @@ final class PgStatements {
    * acknowledgement re-checks the row and drops every entry at or before its position.
    *
    * The queue is UNLOGGED: a crash of the server empties it, while the rows it indexes are durable.
-   * The entry with head '' is the proof that it is complete: REQUEUE_PENDING writes it while it
-   * rebuilds the queue from the rows; a crash takes it away with the rest. An acknowledgement that
-   * finds it missing answers NOT_QUEUED, and the caller rebuilds the queue and acknowledges again.
+   * Entries with head '' are not checkpoints: (0, '') is the proof that the queue is complete, and
+   * (negative id, '') says that a rebuild began (PendingQueueRebuild). A crash takes both away with
+   * the rest. An acknowledgement that finds no proof changes nothing and answers one row of nulls;
+   * the caller rebuilds the queue and acknowledges again.
    */
 
-  static final String REQUEUE_PENDING = """
-      WITH proof AS (
+  /** Says that the rebuild {@code $1} (a negative id of its own) began. */
+  static final String REBUILD_BEGIN = "INSERT INTO ackpoint_pending (id, head) VALUES ($1, '')";
+
+  /**
+   * Queues the pending rows of the window of at most {@code $2} rows after id {@code $1}; answers the
+   * window's last id, or null once the walk has passed the end. Bounded, so a big table is rebuilt
+   * in short statements. Rows without a head were never acknowledged and are not queued.
+   */
+  static final String REBUILD_WINDOW = """
+      WITH scanned AS MATERIALIZED (
+        SELECT id, lsns, processed_at_lsn FROM ackpoint_write_checkpoints WHERE id > $1 ORDER BY id LIMIT $2
+      ),
+      queued AS (
         INSERT INTO ackpoint_pending (id, head)
-        SELECT 0, '' WHERE NOT EXISTS (SELECT 1 FROM ackpoint_pending WHERE head = '')
+        SELECT id, lsns->>'1' FROM scanned WHERE processed_at_lsn IS NULL AND lsns ? '1'
       )
-      INSERT INTO ackpoint_pending (id, head)
-      SELECT id, lsns->>'1' FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NULL
+      SELECT CASE WHEN count(*) = $2 THEN max(id) END FROM scanned
+      """;
+
+  /**
+   * Ends the rebuild {@code $1}: if its begin entry is still there, no crash emptied the queue since
+   * it began, so every row pending then was queued by a window and every row made pending since by
+   * its own statement: the proof is written. Answers whether the queue is complete (this rebuild's
+   * proof, or another's written since a crash): if not, the rebuild starts over.
+   */
+  static final String REBUILD_END = """
+      WITH began AS (
+        DELETE FROM ackpoint_pending WHERE head = '' AND id = $1 RETURNING id
+      ),
+      proof AS (
+        INSERT INTO ackpoint_pending (id, head)
+        SELECT 0, '' WHERE EXISTS (SELECT 1 FROM began)
+          AND NOT EXISTS (SELECT 1 FROM ackpoint_pending WHERE head = '' AND id = 0)
+      )
+      SELECT EXISTS (SELECT 1 FROM began) OR EXISTS (SELECT 1 FROM ackpoint_pending WHERE head = '' AND id = 0)
       """;
 
   // COLLATE "C": heads compare as plain bytes, which is their replication order; a linguistic
@@ -164,7 +193,7 @@ final class PgStatements {
   // told of a lower id after a higher one.
   static final String MARK_PROCESSED = """
       WITH queue AS MATERIALIZED (
-        SELECT EXISTS (SELECT 1 FROM ackpoint_pending WHERE head = '') AS complete
+        SELECT EXISTS (SELECT 1 FROM ackpoint_pending WHERE head = '' AND id = 0) AS complete
       ),
       dequeued AS (
         DELETE FROM ackpoint_pending
@@ -192,14 +221,14 @@ final class PgStatements {
   /**
    * Whether any checkpoint may wait for replication: after a batch, a marker is needed only then.
    * A batch's own pending rows are found, or were acknowledged meanwhile; a queue that lost its
-   * proof of completeness (see {@link #REQUEUE_PENDING}) answers yes, so the acknowledgement that
+   * proof of completeness answers yes, so the acknowledgement that
    * follows rebuilds it.
    */
   // The newest entry is looked up from the end of the head index: entries acknowledged but not yet
   // vacuumed gather at its start, and a batch that made rows pending has just queued the newest.
   static final String ANY_PENDING = """
       SELECT 1 WHERE (SELECT head FROM ackpoint_pending ORDER BY head DESC LIMIT 1) > ''
-                  OR NOT EXISTS (SELECT 1 FROM ackpoint_pending WHERE head = '')""";
+                  OR NOT EXISTS (SELECT 1 FROM ackpoint_pending WHERE head = '' AND id = 0)""";
 
   static final String LATEST_ACKNOWLEDGED = """
       SELECT max(write_checkpoint) FROM ackpoint_write_checkpoints
@@ -224,7 +253,7 @@ final class PgStatements {
            FOR UPDATE SKIP LOCKED
       ),
       deleted AS (
-        DELETE FROM ackpoint_write_checkpoints c USING doomed WHERE c.id = doomed.id RETURNING 1
+        DELETE FROM ackpoint_write_checkpoints c USING doomed WHERE c.id = doomed.id AND c.id > $3 RETURNING 1
       )
       SELECT (SELECT count(*) FROM deleted),
              CASE WHEN (SELECT count(*) FROM scanned) = $2 THEN (SELECT max(id) FROM scanned) END

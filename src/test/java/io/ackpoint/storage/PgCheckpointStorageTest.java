@@ -152,6 +152,9 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
   @Test
   void aCheckpointPendingWhenACrashEmptiedThePendingQueueIsStillAcknowledged() {
     backend.migrate();
+    store(H1, CheckpointWrite.requested(FullUserId.of("t", "c"), 1));
+    Await.result(backend.storage().markProcessed(H1));
+    assertEquals(1, sql.count("SELECT count(*) FROM ackpoint_pending WHERE head = '' AND id = 0"), "the queue is proven complete");
     store(H1, CheckpointWrite.requested(FullUserId.of("u", "c"), 5));
     // What crash recovery does to an unlogged table.
     sql.query("TRUNCATE ackpoint_pending");
@@ -159,6 +162,23 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
     assertEquals(List.of(new Reached(FullUserId.of("u", "c"), 5), new Reached(FullUserId.of("v", "c"), 3)),
         sorted(Await.result(backend.storage().markProcessed(H1))));
     assertEquals(List.of(), Await.result(backend.storage().markProcessed(H1)), "each once");
+  }
+
+  @Test
+  void theRebuiltQueueHoldsEveryPendingRowAcrossItsWindows() {
+    backend.migrate();
+    PgCheckpointStorage smallWindows = new PgCheckpointStorage(sql.pool(), 2);
+    List<CheckpointWrite> writes = new ArrayList<>();
+    for (int i = 0; i < 7; i++) {
+      writes.add(CheckpointWrite.requested(FullUserId.of("u" + i, "c"), i + 1));
+    }
+    Await.result(smallWindows.store(H1, writes));
+    Await.result(smallWindows.markProcessed(H1));
+    store(H1, CheckpointWrite.requested(FullUserId.of("u3", "c"), 40), CheckpointWrite.requested(FullUserId.of("u6", "c"), 70));
+    sql.query("TRUNCATE ackpoint_pending");
+    assertEquals(List.of(new Reached(FullUserId.of("u3", "c"), 40), new Reached(FullUserId.of("u6", "c"), 70)),
+        sorted(Await.result(smallWindows.markProcessed(H1))), "only the rows still pending, from every window");
+    assertEquals(0, sql.count("SELECT count(*) FROM ackpoint_pending WHERE head = '' AND id < 0"), "no rebuild left begun");
   }
 
   @Test

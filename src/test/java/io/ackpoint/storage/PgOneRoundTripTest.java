@@ -97,6 +97,25 @@ class PgOneRoundTripTest {
   }
 
   @Test
+  void aBatchAfterACrashEmptiedThePendingQueueWritesAMarkerSoThatTheQueueIsRebuilt(VertxTestContext test) {
+    writer.storeAtCurrentHead(List.of(CheckpointWrite.requested(ALICE, 5)))
+        .compose(first -> storage.markProcessed(first.head()))
+        .compose(marked -> decoded())
+        // What crash recovery does to an unlogged table: rows pending then are in no queue.
+        .compose(skipped -> pool.query("TRUNCATE ackpoint_pending").execute())
+        .compose(emptied -> writer.storeAtCurrentHead(List.of(CheckpointWrite.requested(ALICE, 3))))
+        .compose(stale -> decoded().map(changes -> {
+          test.verify(() -> {
+            assertEquals(new WriteOutcome.Stored(5, 0, false), stale.stored().outcomes().get(ALICE));
+            // (The TRUNCATE is an empty transaction of its own: an unlogged table's changes are not decoded.)
+            assertEquals("message: transactional: 0 prefix: ackpoint", changes.get(changes.size() - 1), changes.toString());
+          });
+          return null;
+        }))
+        .onComplete(test.succeedingThenComplete());
+  }
+
+  @Test
   void theHeadIsTheSourcesPositionFormat(VertxTestContext test) {
     Future<HeadedBatch> stored = writer.storeAtCurrentHead(List.of(CheckpointWrite.generated(ALICE)));
     stored.compose(batch -> pool.query("SELECT lsns->>'1' FROM ackpoint_write_checkpoints").execute().map(rows -> {

@@ -1,0 +1,58 @@
+package io.ackpoint.storage;
+
+import io.ackpoint.AckpointError;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Tuple;
+
+import java.util.concurrent.ThreadLocalRandom;
+
+import static io.ackpoint.storage.PgStatements.REBUILD_BEGIN;
+import static io.ackpoint.storage.PgStatements.REBUILD_END;
+import static io.ackpoint.storage.PgStatements.REBUILD_WINDOW;
+
+/**
+ * Rebuilds the pending queue from the durable rows after a crash of the server emptied it (see
+ * {@link PgStatements#REBUILD_END} for why the proof it writes can be trusted). The table is walked
+ * in id windows, each a short statement, so that a big table never meets the statement timeout.
+ */
+final class PendingQueueRebuild {
+
+  /** A crash during every one of this many rebuilds in a row: the database is not usable now. */
+  private static final int MAX_ROUNDS = 3;
+
+  private final Pool pool;
+  private final int window;
+
+  PendingQueueRebuild(Pool pool, int window) {
+    this.pool = pool;
+    this.window = window;
+  }
+
+  Future<Void> run() {
+    return round(1);
+  }
+
+  private Future<Void> round(int round) {
+    // Negative and its own, so that concurrent rebuilds (two followers overlapping at a failover)
+    // each know whether their own begin entry survived.
+    long id = -1 - ThreadLocalRandom.current().nextLong(Long.MAX_VALUE);
+    return pool.preparedQuery(REBUILD_BEGIN).execute(Tuple.of(id))
+        .compose(begun -> walk(0))
+        .compose(walked -> pool.preparedQuery(REBUILD_END).execute(Tuple.of(id)))
+        .compose(rows -> {
+          if (rows.iterator().next().getBoolean(0)) {
+            return Future.<Void>succeededFuture();
+          }
+          return round < MAX_ROUNDS ? round(round + 1) : Future.failedFuture(AckpointError.STORAGE_UNAVAILABLE.exception(
+              new IllegalStateException("the pending queue was emptied " + round + " times while it was rebuilt")));
+        });
+  }
+
+  private Future<Void> walk(long after) {
+    return pool.preparedQuery(REBUILD_WINDOW).execute(Tuple.of(after, window)).compose(rows -> {
+      Long last = rows.iterator().next().getLong(0);
+      return last == null ? Future.succeededFuture() : walk(last);
+    });
+  }
+}
