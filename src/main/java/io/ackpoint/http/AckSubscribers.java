@@ -56,19 +56,23 @@ final class AckSubscribers {
         }
       }
     });
-    sweepTimer = vertx.setPeriodic(SWEEP_MS, id -> sweep());
     return consumer.completion();
   }
 
   void add(FullUserId userId, AckSubscriber subscriber) {
     byUser.computeIfAbsent(userId, k -> new ArrayList<>(1)).add(subscriber);
-    size++;
+    // The sweep runs only while somebody subscribes: an idle event loop has no timer to wake it.
+    if (size++ == 0) {
+      sweepTimer = vertx.setPeriodic(SWEEP_MS, id -> sweep());
+    }
   }
 
   void remove(FullUserId userId, AckSubscriber subscriber) {
     List<AckSubscriber> subscribers = byUser.get(userId);
     if (subscribers != null && subscribers.remove(subscriber)) {
-      size--;
+      if (--size == 0) {
+        vertx.cancelTimer(sweepTimer);
+      }
       if (subscribers.isEmpty()) {
         byUser.remove(userId);
       }
@@ -105,7 +109,9 @@ final class AckSubscribers {
   }
 
   Future<Void> stop() {
-    vertx.cancelTimer(sweepTimer);
+    if (size > 0) {
+      vertx.cancelTimer(sweepTimer);
+    }
     return consumer == null ? Future.succeededFuture() : consumer.unregister();
   }
 }

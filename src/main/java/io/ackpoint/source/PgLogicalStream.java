@@ -41,26 +41,28 @@ final class PgLogicalStream implements AutoCloseable {
   record Observed(String position, List<CustomCheckpoint> custom) {
   }
 
-  /**
-   * How long an idle stream sleeps on its socket before it looks around: sends a status update due,
-   * checks for silence. Data wakes it at once (a server's keepalive too, so an idle confirmation is
-   * never late for a server that shuts down), and so does an abort, which closes the socket.
-   */
-  private static final int IDLE_TICK_MILLIS = 1000;
-
   private final Connection connection;
   private final PGReplicationStream stream;
   private final ReadWait idle;
   private final PgOutputDecoder decoder;
   private final long silenceLimitNanos;
+  /**
+   * How long an idle stream sleeps on its socket before it looks around: sends the status update
+   * due every status interval, checks for silence. Data wakes it at once (a server's keepalive too,
+   * so an idle confirmation is never late for a server that shuts down), and so does an abort, which
+   * closes the socket. Waking only then keeps an idle follower's thread nearly always asleep.
+   */
+  private final int idleTickMillis;
   private long confirmed;
   /** The commit position of custom checkpoints handed out by {@link #next()} and not yet confirmed; null when none. */
   private String unconfirmedCustom;
   private long lastMessageNanos = System.nanoTime();
   private volatile boolean aborted;
 
-  private PgLogicalStream(Connection connection, PGReplicationStream stream, PgOutputDecoder decoder, Duration silenceLimit) {
+  private PgLogicalStream(Connection connection, PGReplicationStream stream, PgOutputDecoder decoder, Duration silenceLimit,
+                          Duration statusInterval) {
     this.connection = connection;
+    this.idleTickMillis = (int) Math.max(1, statusInterval.toMillis());
     this.stream = stream;
     this.idle = ReadWait.on(connection);
     this.decoder = decoder;
@@ -110,7 +112,7 @@ final class PgLogicalStream implements AutoCloseable {
           .withStatusInterval((int) config.statusInterval().toMillis(), TimeUnit.MILLISECONDS)
           .start();
       return new PgLogicalStream(connection, stream, new PgOutputDecoder(customTable),
-          silenceLimit(config));
+          silenceLimit(config), config.statusInterval());
     } catch (SQLException | RuntimeException e) {
       connection.close();
       throw e;
@@ -170,7 +172,7 @@ final class PgLogicalStream implements AutoCloseable {
             + " s although a heartbeat marker is written more often: the connection is presumed dead");
       }
       try {
-        idle.await(IDLE_TICK_MILLIS); // the follower's own worker thread, idle between messages
+        idle.await(idleTickMillis); // the follower's own worker thread, idle between messages
       } catch (SQLException e) {
         if (aborted) {
           return null;
