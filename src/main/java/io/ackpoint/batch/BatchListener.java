@@ -25,6 +25,14 @@ public interface BatchListener {
   }
 
   /**
+   * The batch made checkpoints pending, but by the time its marker would have been written a
+   * position had acknowledged them all (none was left pending, so none was written): they waited
+   * for nothing after this call.
+   */
+  default void acknowledgedAlready() {
+  }
+
+  /**
    * The batch made checkpoints pending at {@code head}, and no position after its commit is known
    * yet (its marker comes after this call): they count as waiting from now until a position after
    * this call reaches the head. A position already applied may precede the commit, so it does not.

@@ -34,6 +34,8 @@ final class OneRoundTrip implements BatchWriter {
       }
       if (batch.marker() != null) {
         listener.acknowledgedAt(batch.marker());
+      } else if (batch.stored().shouldAdvance()) {
+        listener.acknowledgedAlready();
       }
     });
   }

@@ -126,6 +126,11 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
   }
 
   @Override
+  public void acknowledgedAlready() {
+    acknowledgementLatency.record(0, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
   public void pendingSince(String head) {
     synchronized (storedAt) {
       // A position applied already may precede the batch's commit: only a later one counts.

@@ -15,7 +15,6 @@ import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.SqlClient;
-import io.vertx.sqlclient.SqlResult;
 import io.vertx.sqlclient.Tuple;
 
 import java.time.Instant;
@@ -41,7 +40,8 @@ import static io.ackpoint.storage.PgStatements.STORE_CUSTOM;
  * Write checkpoints in PostgreSQL. A whole batch is one prepared statement: its rows are locked in
  * user-id order first, so concurrent batches that share users queue up instead of deadlocking. When
  * the source is this same database, the statement also reads the head, and the marker follows it
- * in the same round trip ({@link #atCurrentHead}).
+ * in the same round trip ({@link #atCurrentHead}). Pending rows are found through their own queue,
+ * written by the same statements (see {@link PgStatements}), so that both updates of a row are HOT.
  */
 public final class PgCheckpointStorage implements CheckpointStorage {
 

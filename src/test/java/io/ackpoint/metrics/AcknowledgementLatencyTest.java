@@ -40,6 +40,14 @@ class AcknowledgementLatencyTest {
   }
 
   @Test
+  void aBatchAcknowledgedBeforeItsMarkerWasNeededIsRecordedAtOnce() {
+    metrics.acknowledgedAlready();
+    assertEquals(1, recorded());
+    metrics.positionApplied("0/400", 1, 0);
+    assertEquals(1, recorded(), "and not again");
+  }
+
+  @Test
   void aPositionAppliedPastTheHeadBeforeTheBatchWasToldDoesNotCount() {
     // A head is read before the batch commits: a position past it may still precede the commit.
     metrics.positionApplied("0/300", 1, 0);
