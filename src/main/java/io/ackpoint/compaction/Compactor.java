@@ -1,5 +1,6 @@
 package io.ackpoint.compaction;
 
+import io.ackpoint.core.Steps;
 import io.ackpoint.storage.CheckpointStorage;
 import io.ackpoint.storage.CompactionStep;
 import io.vertx.core.Future;
@@ -33,16 +34,14 @@ public final class Compactor {
 
   public Future<Result> run() {
     // One cut-off for the whole run: rows refreshed while it runs are not chased.
-    return next(clock.instant().minus(retention), CompactionStep.START, 0, 0);
+    Instant cutoff = clock.instant().minus(retention);
+    return Steps.until(new Walk(CompactionStep.START, 0, 0), walk -> walk.from() == null,
+        walk -> storage.deleteExpiredRequests(cutoff, batchSize, walk.from())
+            .map(step -> new Walk(step.next(), walk.deleted() + step.deleted(), walk.batches() + 1)))
+        .map(walk -> new Result(walk.deleted(), walk.batches()));
   }
 
-  private Future<Result> next(Instant cutoff, long from, long deleted, int batches) {
-    return storage.deleteExpiredRequests(cutoff, batchSize, from).compose(step -> {
-      long total = deleted + step.deleted();
-      if (step.next() == null) {
-        return Future.succeededFuture(new Result(total, batches + 1));
-      }
-      return next(cutoff, step.next(), total, batches + 1);
-    });
+  /** Where a run is: the next step's start ({@code null}: done), and what it did so far. */
+  private record Walk(Long from, long deleted, int batches) {
   }
 }

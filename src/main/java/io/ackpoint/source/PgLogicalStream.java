@@ -48,11 +48,13 @@ final class PgLogicalStream implements AutoCloseable {
   private final long silenceLimitNanos;
   /**
    * How long an idle stream sleeps on its socket before it looks around: sends the status update
-   * due every status interval, checks for silence. Data wakes it at once (a server's keepalive too,
-   * so an idle confirmation is never late for a server that shuts down), and so does an abort, which
-   * closes the socket. Waking only then keeps an idle follower's thread nearly always asleep.
+   * due every status interval (so at most half an interval late), checks for silence (at most
+   * {@link #MAX_IDLE_TICK_MILLIS} late). Data wakes it at once (a server's keepalive too, so an idle
+   * confirmation is never late for a server that shuts down), and so does an abort, which closes the
+   * socket. Waking this seldom keeps an idle follower's thread nearly always asleep.
    */
   private final int idleTickMillis;
+  private static final long MAX_IDLE_TICK_MILLIS = 5_000;
   private long confirmed;
   /** The commit position of custom checkpoints handed out by {@link #next()} and not yet confirmed; null when none. */
   private String unconfirmedCustom;
@@ -62,7 +64,7 @@ final class PgLogicalStream implements AutoCloseable {
   private PgLogicalStream(Connection connection, PGReplicationStream stream, PgOutputDecoder decoder, Duration silenceLimit,
                           Duration statusInterval) {
     this.connection = connection;
-    this.idleTickMillis = (int) Math.max(1, statusInterval.toMillis());
+    this.idleTickMillis = (int) Math.max(1, Math.min(statusInterval.toMillis() / 2, MAX_IDLE_TICK_MILLIS));
     this.stream = stream;
     this.idle = ReadWait.on(connection);
     this.decoder = decoder;

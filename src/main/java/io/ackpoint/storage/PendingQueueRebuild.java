@@ -1,12 +1,14 @@
 package io.ackpoint.storage;
 
 import io.ackpoint.AckpointError;
+import io.ackpoint.core.Steps;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Tuple;
 
 import java.util.concurrent.ThreadLocalRandom;
 
+import static io.ackpoint.storage.PgStatements.REBUILD_ABANDON;
 import static io.ackpoint.storage.PgStatements.REBUILD_BEGIN;
 import static io.ackpoint.storage.PgStatements.REBUILD_END;
 import static io.ackpoint.storage.PgStatements.REBUILD_WINDOW;
@@ -38,7 +40,8 @@ final class PendingQueueRebuild {
     // each know whether their own begin entry survived.
     long id = -1 - ThreadLocalRandom.current().nextLong(Long.MAX_VALUE);
     return pool.preparedQuery(REBUILD_BEGIN).execute(Tuple.of(id))
-        .compose(begun -> walk(0))
+        .compose(begun -> Steps.<Long>until(0L, after -> after == null, this::queueWindowAfter))
+        .onFailure(e -> pool.preparedQuery(REBUILD_ABANDON).execute(Tuple.of(id)))
         .compose(walked -> pool.preparedQuery(REBUILD_END).execute(Tuple.of(id)))
         .compose(rows -> {
           if (rows.iterator().next().getBoolean(0)) {
@@ -49,10 +52,8 @@ final class PendingQueueRebuild {
         });
   }
 
-  private Future<Void> walk(long after) {
-    return pool.preparedQuery(REBUILD_WINDOW).execute(Tuple.of(after, window)).compose(rows -> {
-      Long last = rows.iterator().next().getLong(0);
-      return last == null ? Future.succeededFuture() : walk(last);
-    });
+  /** Answers the window's last id, {@code null} once the walk has passed the end. */
+  private Future<Long> queueWindowAfter(long after) {
+    return pool.preparedQuery(REBUILD_WINDOW).execute(Tuple.of(after, window)).map(rows -> rows.iterator().next().getLong(0));
   }
 }

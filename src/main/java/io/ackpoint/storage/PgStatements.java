@@ -151,6 +151,9 @@ final class PgStatements {
   /** Says that the rebuild {@code $1} (a negative id of its own) began. */
   static final String REBUILD_BEGIN = "INSERT INTO ackpoint_pending (id, head) VALUES ($1, '')";
 
+  /** A rebuild that failed takes its begin entry back (best effort: the entry does no harm). */
+  static final String REBUILD_ABANDON = "DELETE FROM ackpoint_pending WHERE head = '' AND id = $1";
+
   /**
    * Queues the pending rows of the window of at most {@code $2} rows after id {@code $1}; answers the
    * window's last id, or null once the walk has passed the end. Bounded, so a big table is rebuilt
