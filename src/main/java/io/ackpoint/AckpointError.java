@@ -97,9 +97,13 @@ public enum AckpointError {
     return new AckpointException(this, description, null);
   }
 
-  /** {@code operation}, any failure of which becomes this error, caused by it. */
+  /**
+   * {@code operation}, any failure of which becomes this error, caused by it; a failure that is
+   * already an Ackpoint error (one of the steps said what went wrong) is passed on as it is, so that
+   * nested operations never wrap a description twice.
+   */
   public <T> Future<T> onFailure(Future<T> operation) {
-    return operation.recover(e -> Future.failedFuture(exception(e)));
+    return operation.recover(e -> Future.failedFuture(e instanceof AckpointException known ? known : exception(e)));
   }
 
   /** This error, caused by {@code cause}, whose message is added to the description. */

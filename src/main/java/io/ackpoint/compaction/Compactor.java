@@ -11,8 +11,8 @@ import java.time.Instant;
 
 /**
  * One compaction: deletes expired client-requested checkpoints in bounded steps until storage
- * says the last one is done. Each batch is its own short statement, so checkpoint traffic is never stuck
- * behind a long lock on a big table.
+ * says the last one is done. Each step is its own short statement, so checkpoint traffic is never
+ * stuck behind a long lock on a big table.
  */
 public final class Compactor {
 

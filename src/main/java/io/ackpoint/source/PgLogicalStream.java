@@ -41,6 +41,8 @@ final class PgLogicalStream implements AutoCloseable {
   record Observed(String position, List<CustomCheckpoint> custom) {
   }
 
+  private static final long MAX_IDLE_TICK_MILLIS = 5_000;
+
   private final Connection connection;
   private final PGReplicationStream stream;
   private final ReadWait idle;
@@ -54,7 +56,6 @@ final class PgLogicalStream implements AutoCloseable {
    * socket. Waking this seldom keeps an idle follower's thread nearly always asleep.
    */
   private final int idleTickMillis;
-  private static final long MAX_IDLE_TICK_MILLIS = 5_000;
   private long confirmed;
   /** The commit position of custom checkpoints handed out by {@link #next()} and not yet confirmed; null when none. */
   private String unconfirmedCustom;

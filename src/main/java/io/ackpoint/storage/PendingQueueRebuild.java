@@ -1,6 +1,5 @@
 package io.ackpoint.storage;
 
-import io.ackpoint.AckpointError;
 import io.ackpoint.core.Steps;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
@@ -47,8 +46,8 @@ final class PendingQueueRebuild {
           if (rows.iterator().next().getBoolean(0)) {
             return Future.<Void>succeededFuture();
           }
-          return round < MAX_ROUNDS ? round(round + 1) : Future.failedFuture(AckpointError.STORAGE_UNAVAILABLE.exception(
-              new IllegalStateException("the pending queue was emptied " + round + " times while it was rebuilt")));
+          return round < MAX_ROUNDS ? round(round + 1)
+              : Future.failedFuture(new IllegalStateException("the pending queue was emptied " + round + " times while it was rebuilt"));
         });
   }
 

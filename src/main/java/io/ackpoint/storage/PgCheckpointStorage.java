@@ -190,11 +190,10 @@ public final class PgCheckpointStorage implements CheckpointStorage {
 
   /** After a crash of the server emptied the pending queue (see {@link PgStatements#REBUILD_END}). */
   private Future<List<Reached>> rebuildAndMark(String position) {
-    return guarded(rebuild.run())
+    return guarded(rebuild.run()
         .compose(rebuilt -> markQueued(position))
         .compose(reached -> reached != null ? Future.succeededFuture(reached)
-            : Future.failedFuture(AckpointError.STORAGE_UNAVAILABLE.exception(
-                new IllegalStateException("the pending queue was emptied again right after it was rebuilt"))));
+            : Future.failedFuture(new IllegalStateException("the pending queue was emptied again right after it was rebuilt"))));
   }
 
   /** The users acknowledged at {@code position}, or {@code null} if the pending queue must be rebuilt first. */

@@ -148,6 +148,23 @@ final class PgStatements {
    * the caller rebuilds the queue and acknowledges again.
    */
 
+  /** Whether the pending queue is proven complete (no crash emptied it since its last rebuild). */
+  private static final String QUEUE_COMPLETE = "EXISTS (SELECT 1 FROM ackpoint_pending WHERE head = '' AND id = 0)";
+
+  /**
+   * The rows of one window of a walk of the checkpoints table in id order: at most {@code limit}
+   * rows after id {@code after}. The walks (compaction, the queue's rebuild) read every row in short
+   * statements, with no index but the primary key.
+   */
+  private static String window(String columns, String after, String limit) {
+    return "SELECT " + columns + " FROM ackpoint_write_checkpoints WHERE id > " + after + " ORDER BY id LIMIT " + limit;
+  }
+
+  /** Where the walk goes on from the window {@code scanned} of {@code limit} rows: its last id, null once past the end. */
+  private static String nextWindow(String limit) {
+    return "CASE WHEN count(*) = " + limit + " THEN max(id) END";
+  }
+
   /** Says that the rebuild {@code $1} (a negative id of its own) began. */
   static final String REBUILD_BEGIN = "INSERT INTO ackpoint_pending (id, head) VALUES ($1, '')";
 
@@ -161,14 +178,14 @@ final class PgStatements {
    */
   static final String REBUILD_WINDOW = """
       WITH scanned AS MATERIALIZED (
-        SELECT id, lsns, processed_at_lsn FROM ackpoint_write_checkpoints WHERE id > $1 ORDER BY id LIMIT $2
+        %s
       ),
       queued AS (
         INSERT INTO ackpoint_pending (id, head)
         SELECT id, lsns->>'1' FROM scanned WHERE processed_at_lsn IS NULL AND lsns ? '1'
       )
-      SELECT CASE WHEN count(*) = $2 THEN max(id) END FROM scanned
-      """;
+      SELECT %s FROM scanned
+      """.formatted(window("id, lsns, processed_at_lsn", "$1", "$2"), nextWindow("$2"));
 
   /**
    * Ends the rebuild {@code $1}: if its begin entry is still there, no crash emptied the queue since
@@ -182,11 +199,10 @@ final class PgStatements {
       ),
       proof AS (
         INSERT INTO ackpoint_pending (id, head)
-        SELECT 0, '' WHERE EXISTS (SELECT 1 FROM began)
-          AND NOT EXISTS (SELECT 1 FROM ackpoint_pending WHERE head = '' AND id = 0)
+        SELECT 0, '' WHERE EXISTS (SELECT 1 FROM began) AND NOT %1$s
       )
-      SELECT EXISTS (SELECT 1 FROM began) OR EXISTS (SELECT 1 FROM ackpoint_pending WHERE head = '' AND id = 0)
-      """;
+      SELECT EXISTS (SELECT 1 FROM began) OR %1$s
+      """.formatted(QUEUE_COMPLETE);
 
   // COLLATE "C": heads compare as plain bytes, which is their replication order; a linguistic
   // collation may ignore the '/' or order digits and letters differently. The rows are locked in the
@@ -196,7 +212,7 @@ final class PgStatements {
   // told of a lower id after a higher one.
   static final String MARK_PROCESSED = """
       WITH queue AS MATERIALIZED (
-        SELECT EXISTS (SELECT 1 FROM ackpoint_pending WHERE head = '' AND id = 0) AS complete
+        SELECT %s AS complete
       ),
       dequeued AS (
         DELETE FROM ackpoint_pending
@@ -219,19 +235,18 @@ final class PgStatements {
       SELECT user_id, client_id, max(write_checkpoint) FROM marked GROUP BY user_id, client_id
       UNION ALL
       SELECT NULL, NULL, NULL WHERE NOT (SELECT complete FROM queue)
-      """;
+      """.formatted(QUEUE_COMPLETE);
 
   /**
    * Whether any checkpoint may wait for replication: after a batch, a marker is needed only then.
    * A batch's own pending rows are found, or were acknowledged meanwhile; a queue that lost its
-   * proof of completeness answers yes, so the acknowledgement that
-   * follows rebuilds it.
+   * proof of completeness answers yes, so the acknowledgement that follows rebuilds it. The newest
+   * entry is looked up from the end of the head index: entries acknowledged but not yet vacuumed
+   * gather at its start, and a batch that made rows pending has just queued the newest.
    */
-  // The newest entry is looked up from the end of the head index: entries acknowledged but not yet
-  // vacuumed gather at its start, and a batch that made rows pending has just queued the newest.
   static final String ANY_PENDING = """
-      SELECT 1 WHERE (SELECT head FROM ackpoint_pending ORDER BY head DESC LIMIT 1) > ''
-                  OR NOT EXISTS (SELECT 1 FROM ackpoint_pending WHERE head = '' AND id = 0)""";
+      SELECT 1 WHERE (SELECT head FROM ackpoint_pending ORDER BY head DESC LIMIT 1) > '' OR NOT %s"""
+      .formatted(QUEUE_COMPLETE);
 
   static final String LATEST_ACKNOWLEDGED = """
       SELECT max(write_checkpoint) FROM ackpoint_write_checkpoints
@@ -246,7 +261,7 @@ final class PgStatements {
   // (null once the walk has passed the end).
   static final String DELETE_EXPIRED = """
       WITH scanned AS MATERIALIZED (
-        SELECT id FROM ackpoint_write_checkpoints WHERE id > $3 ORDER BY id LIMIT $2
+        %s
       ),
       doomed AS (
         SELECT id FROM ackpoint_write_checkpoints
@@ -258,9 +273,8 @@ final class PgStatements {
       deleted AS (
         DELETE FROM ackpoint_write_checkpoints c USING doomed WHERE c.id = doomed.id AND c.id > $3 RETURNING 1
       )
-      SELECT (SELECT count(*) FROM deleted),
-             CASE WHEN (SELECT count(*) FROM scanned) = $2 THEN (SELECT max(id) FROM scanned) END
-      """;
+      SELECT (SELECT count(*) FROM deleted), (SELECT %s FROM scanned)
+      """.formatted(window("id", "$3", "$2"), nextWindow("$2"));
 
   static final String COUNT = "SELECT count(*) FROM ackpoint_write_checkpoints";
 }

@@ -1,0 +1,24 @@
+package io.ackpoint;
+
+import io.vertx.core.Future;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+class AckpointErrorTest {
+
+  @Test
+  void aFailureBecomesTheErrorWithItsMessage() {
+    Throwable failure = AckpointError.STORAGE_UNAVAILABLE.onFailure(Future.failedFuture(new IllegalStateException("gone"))).cause();
+    AckpointException e = (AckpointException) failure;
+    assertEquals(AckpointError.STORAGE_UNAVAILABLE, e.error());
+    assertEquals(AckpointError.STORAGE_UNAVAILABLE.exception(new IllegalStateException("gone")).description(), e.description());
+  }
+
+  @Test
+  void anAckpointErrorFromAnInnerStepIsPassedOnAsItIs() {
+    AckpointException inner = AckpointError.SOURCE_UNAVAILABLE.exception(new IllegalStateException("gone"));
+    assertSame(inner, AckpointError.STORAGE_UNAVAILABLE.onFailure(Future.failedFuture(inner)).cause());
+  }
+}
