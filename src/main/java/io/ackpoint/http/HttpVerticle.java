@@ -25,6 +25,10 @@ public final class HttpVerticle extends VerticleBase {
   public Future<?> start() {
     return HttpApi.create(vertx, settings).compose(api -> {
       this.api = api;
+      // Strict thread mode: a response is only ever written on its connection's event loop (routes,
+      // event-bus replies and this verticle's subscriber consumer and sweep timer all run on this
+      // context; Vert.x throws on a write from another thread), so writes go straight to the channel
+      // instead of through a queue of each connection's own: about 4.7 KB less heap per open stream.
       // HTTP/1.1 only in clear text: browsers and the PowerSync SDKs never use h2c, and a client that
       // offered the upgrade (the JDK's does) sometimes got an HTTP/1.1 body on a connection it took
       // for HTTP/2 (seen on the metrics port).
@@ -33,7 +37,8 @@ public final class HttpVerticle extends VerticleBase {
           .setPort(settings.config().http().port())
           .setHttp2ClearTextEnabled(false)
           .setCompressionSupported(false)
-          .setTcpNoDelay(true));
+          .setTcpNoDelay(true)
+          .setStrictThreadMode(true));
       String where = settings.config().http().host() + ":" + settings.config().http().port();
       return server.requestHandler(api.router()).invalidRequestHandler(HttpApi::invalidRequest).listen()
           .recover(e -> Future.failedFuture(new IllegalStateException(
