@@ -71,7 +71,9 @@ public final class HttpApi {
     Admission streaming = new Admission(settings.queues().stream());
     CheckpointRoutes checkpoints = new CheckpointRoutes(vertx, settings, subscribers);
     StreamRoutes streams = new StreamRoutes(vertx.eventBus(), settings, subscribers);
-    BodyHandler body = BodyHandler.create(false).setBodyLimit(config.http().bodyLimit());
+    // Sized by Content-Length (bounded by the limit) instead of 1 KB: an open stream keeps its request,
+    // and so its body, for its whole life.
+    BodyHandler body = BodyHandler.create(false).setBodyLimit(config.http().bodyLimit()).setPreallocateBodyBuffer(true);
 
     router.get("/write-checkpoint2.json").handler(authentication).handler(checkpointing).handler(checkpoints::writeCheckpoint2);
     router.post("/sync/checkpoint-request").handler(body).handler(HttpApi::requireJsonContentType)
