@@ -139,14 +139,7 @@ class ClusterTest {
     assertEquals(1, ClusterNodes.activeFollowers(database, slot));
   }
 
-  /** Polls the traffic's count: its clients run on threads of their own. */
   static void awaitAcknowledged(Traffic traffic, int count) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (traffic.acknowledged() < count) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("only " + traffic.acknowledged() + " of " + count + " acknowledged; lost: " + traffic.lost());
-      }
-      Thread.sleep(20);
-    }
+    traffic.awaitAcknowledged(count, Duration.ofSeconds(60));
   }
 }

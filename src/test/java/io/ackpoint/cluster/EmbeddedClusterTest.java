@@ -16,9 +16,11 @@ import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
@@ -52,8 +54,8 @@ class EmbeddedClusterTest {
       Ackpoint other = Await.result(Ackpoint.deploy(second, new AckpointOptions(config)));
       assertEquals(2, Await.result(status(second)).getJsonObject("cluster").getInteger("members"));
 
-      Map<String, AtomicInteger> heardFirst = listen(first);
-      Map<String, AtomicInteger> heardSecond = listen(second);
+      Heard heardFirst = listen(first);
+      Heard heardSecond = listen(second);
       // What crosses to the second node on the internal address, by position: one message each.
       Map<String, AtomicInteger> positions = new ConcurrentHashMap<>();
       Map<String, Integer> usersAt = new ConcurrentHashMap<>();
@@ -70,13 +72,17 @@ class EmbeddedClusterTest {
       // the requests), so positions carry several users.
       second.runOnContext(v -> IntStream.range(0, USERS).forEach(u -> second.eventBus().request(ADDRESSES.checkpointCreate(),
           new JsonObject().put("user_id", "user-" + u).put("checkpoint_request_id", "1"))));
-      awaitAll(heardFirst, heardSecond);
+      for (Heard heard : List.of(heardFirst, heardSecond)) {
+        for (int u = 0; u < USERS; u++) {
+          heard.await("user-" + u);
+        }
+      }
       // A last acknowledgement: once it is heard, a repeat of the earlier ones would have been too.
       Await.result(second.eventBus().request(ADDRESSES.checkpointCreate(), new JsonObject().put("user_id", "sentinel")));
-      awaitHeard(heardFirst, "sentinel");
-      awaitHeard(heardSecond, "sentinel");
-      for (Map<String, AtomicInteger> heard : List.of(heardFirst, heardSecond)) {
-        heard.forEach((user, times) -> assertEquals(1, times.get(), user + " was told " + times.get() + " times"));
+      heardFirst.await("sentinel");
+      heardSecond.await("sentinel");
+      for (Heard heard : List.of(heardFirst, heardSecond)) {
+        heard.times().forEach((user, times) -> assertEquals(1, times, user + " was told " + times + " times"));
       }
       positions.forEach((position, messages) -> assertEquals(1, messages.get(), "position " + position));
       assertTrue(usersAt.values().stream().anyMatch(n -> n > 1), "a position carried several users: " + usersAt);
@@ -131,32 +137,36 @@ class EmbeddedClusterTest {
   }
 
   /** Counts the reached events of each user heard by the consumers of {@code vertx}. */
-  private static Map<String, AtomicInteger> listen(Vertx vertx) {
-    Map<String, AtomicInteger> heard = new ConcurrentHashMap<>();
-    Await.result(vertx.eventBus().consumer(ADDRESSES.checkpointReached(), msg -> {
-      CheckpointReached reached = CheckpointReached.fromJson(msg.body());
-      heard.computeIfAbsent(reached.user().userId(), k -> new AtomicInteger()).incrementAndGet();
-    }).completion());
+  private static Heard listen(Vertx vertx) {
+    Heard heard = new Heard();
+    Await.result(vertx.eventBus().consumer(ADDRESSES.checkpointReached(),
+        msg -> heard.told(CheckpointReached.fromJson(msg.body()).user().userId())).completion());
     return heard;
   }
 
-  @SafeVarargs
-  private static void awaitAll(Map<String, AtomicInteger>... nodes) throws InterruptedException {
-    for (Map<String, AtomicInteger> heard : nodes) {
-      for (int u = 0; u < USERS; u++) {
-        awaitHeard(heard, "user-" + u);
+  /** The users one node's consumers were told of, and how often; told on event loops, awaited by the test's thread. */
+  private static final class Heard {
+
+    private final Map<String, Integer> times = new HashMap<>();
+
+    synchronized void told(String user) {
+      times.merge(user, 1, Integer::sum);
+      notifyAll();
+    }
+
+    synchronized void await(String user) throws InterruptedException {
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (!times.containsKey(user)) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new AssertionError(user + " was never heard; heard: " + times.keySet());
+        }
+        TimeUnit.NANOSECONDS.timedWait(this, left);
       }
     }
-  }
 
-  /** Events arrive on event loops; the test thread polls their count, bounded. */
-  private static void awaitHeard(Map<String, AtomicInteger> heard, String user) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (!heard.containsKey(user)) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(user + " was never heard; heard: " + heard.keySet());
-      }
-      Thread.sleep(10);
+    synchronized Map<String, Integer> times() {
+      return Map.copyOf(times);
     }
   }
 }

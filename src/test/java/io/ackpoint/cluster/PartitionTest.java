@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 
 import static io.ackpoint.cluster.ClusterNodes.awaitStatus;
 import static io.ackpoint.cluster.ClusterNodes.follows;
@@ -140,7 +141,7 @@ class PartitionTest {
     private final ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
     private final Thread thread;
     private volatile boolean stopped;
-    private volatile int samples;
+    private int samples;
 
     FollowerWatch(AckpointProcess a, AckpointProcess b, String database, String slot) {
       thread = new Thread(() -> {
@@ -156,7 +157,10 @@ class PartitionTest {
             if (active > 1) {
               violations.add(active + " connections streamed from the slot");
             }
-            samples++;
+            synchronized (this) {
+              samples++;
+              notifyAll();
+            }
             Thread.sleep(50);
           } catch (InterruptedException e) {
             return;
@@ -173,18 +177,19 @@ class PartitionTest {
       return List.copyOf(violations);
     }
 
-    int samples() {
+    synchronized int samples() {
       return samples;
     }
 
-    /** Polls the count of completed samples (taken on the watch's own thread), bounded. */
-    void awaitSamples(int count) throws InterruptedException {
+    /** Waits, bounded, for {@code count} completed samples in all (taken on the watch's own thread). */
+    synchronized void awaitSamples(int count) throws InterruptedException {
       long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
       while (samples < count) {
-        if (System.nanoTime() > deadline) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
           throw new AssertionError("the watch took " + samples + " of " + count + " samples; not answered: " + failures);
         }
-        Thread.sleep(20);
+        TimeUnit.NANOSECONDS.timedWait(this, left);
       }
     }
 

@@ -8,7 +8,9 @@ import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
+import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -24,7 +26,9 @@ final class Traffic implements AutoCloseable {
 
   private final List<AckpointProcess> nodes;
   private final List<Thread> clients = new ArrayList<>();
-  private final AtomicInteger acknowledged = new AtomicInteger();
+  /** Guards {@code acknowledged}; notified at every acknowledgement. */
+  private final Object progress = new Object();
+  private int acknowledged;
   private final AtomicInteger retried = new AtomicInteger();
   private final ConcurrentLinkedQueue<String> lost = new ConcurrentLinkedQueue<>();
   private volatile boolean stopped;
@@ -53,7 +57,10 @@ final class Traffic implements AutoCloseable {
             new JsonObject().put("client_id", "c").put("checkpoint_request_id", Long.toString(id)).encode());
         if (response.statusCode() == 200) {
           if (new JsonObject(response.body()).getJsonObject("data").getBoolean("acknowledged")) {
-            acknowledged.incrementAndGet();
+            synchronized (progress) {
+              acknowledged++;
+              progress.notifyAll();
+            }
           } else {
             lost.add(user + " id " + id + " on port " + target.port());
           }
@@ -93,7 +100,23 @@ final class Traffic implements AutoCloseable {
   }
 
   int acknowledged() {
-    return acknowledged.get();
+    synchronized (progress) {
+      return acknowledged;
+    }
+  }
+
+  /** Returns once {@code count} requests in all were acknowledged; fails, naming what was lost, after {@code timeout}. */
+  void awaitAcknowledged(int count, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (progress) {
+      while (acknowledged < count) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new AssertionError("only " + acknowledged + " of " + count + " acknowledged; lost: " + lost());
+        }
+        TimeUnit.NANOSECONDS.timedWait(progress, left);
+      }
+    }
   }
 
   int retried() {
