@@ -8,7 +8,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.util.HashMap;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,15 +24,7 @@ class OperationsTest {
 
   @BeforeAll
   static void start() throws Exception {
-    String database = TestDatabase.freshDatabase();
-    Map<String, String> env = new HashMap<>();
-    env.put("ACKPOINT_CONFIG", "conf/ackpoint.yaml");
-    env.put("ACKPOINT_HTTP_PORT", Integer.toString(TestAckpoint.freePort()));
-    env.put("ACKPOINT_SOURCE_TYPE", "postgresql");
-    env.put("ACKPOINT_SOURCE_URI", database);
-    env.put("ACKPOINT_STORAGE_TYPE", "postgresql");
-    env.put("ACKPOINT_STORAGE_URI", database);
-    env.put("ACKPOINT_REPLICATION_SLOT_NAME", "ops_" + ProcessHandle.current().pid());
+    Map<String, String> env = AckpointProcess.environmentOn(TestDatabase.freshDatabase(), "ops_" + ProcessHandle.current().pid());
     env.put("ACKPOINT_LOG_FORMAT", "json");
     env.put("ACKPOINT_LOG_ACCESS", "true");
     metricsPort = TestAckpoint.freePort();

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -31,6 +32,22 @@ public final class AckpointProcess implements AutoCloseable {
     this.host = host;
     this.port = port;
     this.log = log;
+  }
+
+  /**
+   * The environment of a process with source and storage on the PostgreSQL database at
+   * {@code databaseUri}, the replication slot {@code slot} and a free API port: a mutable map.
+   */
+  public static Map<String, String> environmentOn(String databaseUri, String slot) {
+    Map<String, String> env = new HashMap<>();
+    env.put("ACKPOINT_CONFIG", "conf/ackpoint.yaml");
+    env.put("ACKPOINT_HTTP_PORT", Integer.toString(TestAckpoint.freePort()));
+    env.put("ACKPOINT_SOURCE_TYPE", "postgresql");
+    env.put("ACKPOINT_SOURCE_URI", databaseUri);
+    env.put("ACKPOINT_STORAGE_TYPE", "postgresql");
+    env.put("ACKPOINT_STORAGE_URI", databaseUri);
+    env.put("ACKPOINT_REPLICATION_SLOT_NAME", slot);
+    return env;
   }
 
   /** Starts Main with {@code env} (on top of this process's) and waits until it is ready. */
