@@ -45,9 +45,14 @@ sealed interface StreamFormat {
           + "{\"checkpoint_complete\":{\"last_op_id\":\"" + checkpoint + "\"}}\n";
     }
 
+    /**
+     * PowerSync clients read {@code token_expires_in} as a 32-bit signed integer: a token valid for
+     * more than 68 years more is reported as that long, which such a client treats like any other
+     * distant expiry (a greater number is a protocol error there, and the client reconnects).
+     */
     @Override
     public String keepalive(long secondsLeft) {
-      return line(new JsonObject().put("token_expires_in", secondsLeft));
+      return line(new JsonObject().put("token_expires_in", Math.min(secondsLeft, Integer.MAX_VALUE)));
     }
 
     private static String complete(String checkpoint) {

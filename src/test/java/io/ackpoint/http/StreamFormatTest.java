@@ -37,4 +37,11 @@ class StreamFormatTest {
       }
     }
   }
+
+  @Test
+  void aTokenValidForLongerThanA32BitClientCanCountIsReportedAsTheLargest32BitNumber() {
+    assertEquals("{\"token_expires_in\":3600}\n", format.keepalive(3600));
+    assertEquals("{\"token_expires_in\":2147483647}\n", format.keepalive(2_306_346_386L));
+    assertEquals("{\"token_expires_in\":2147483647}\n", format.keepalive(251_606_202_385L));
+  }
 }
