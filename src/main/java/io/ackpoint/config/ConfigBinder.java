@@ -19,7 +19,9 @@ import io.vertx.core.json.JsonArray;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 
 /** Turns a merged configuration tree into the typed {@link AckpointConfig}; every error names its key. */
@@ -39,7 +41,8 @@ final class ConfigBinder {
         r.stringList("http.cors.allowed_origins"),
         queue(r, "http.queues.checkpointing"),
         queue(r, "http.queues.stream"),
-        queue(r, "http.queues.api"));
+        queue(r, "http.queues.api"),
+        positive(r, "http.idle_timeout"));
     AuthConfig auth = new AuthConfig(
         r.stringList("auth.audience"),
         r.object("auth.jwks"),
@@ -69,6 +72,11 @@ final class ConfigBinder {
           + " source.uri to it); storage is where Ackpoint keeps its checkpoints (the same database or another one)."
           + " The embedded database is for trying Ackpoint out, as source and storage together");
     }
+    AcknowledgementConfig acknowledgement = new AcknowledgementConfig(
+        r.duration("acknowledgement.legacy_timeout"),
+        r.duration("acknowledgement.max_wait"),
+        r.duration("streams.keepalive_interval"));
+    requireIdleTimeoutLongerThanSilentResponses(r, http, acknowledgement);
     CheckpointsConfig checkpoints = checkpoints(r);
     if (checkpoints.mode() == CheckpointMode.CUSTOM && source.type() == DatabaseType.MONGODB) {
       throw new ConfigException("checkpoints.mode", "custom checkpoints are read from a PostgreSQL table's logical"
@@ -83,10 +91,7 @@ final class ConfigBinder {
         new BatchingConfig(r.bool("batching.enabled"), r.integer("batching.max_in_flight_batches", 1, 64),
             r.integer("batching.max_pending", 1, 10_000_000), positive(r, "batching.request_timeout")),
         replication(r),
-        new AcknowledgementConfig(
-            r.duration("acknowledgement.legacy_timeout"),
-            r.duration("acknowledgement.max_wait"),
-            r.duration("streams.keepalive_interval")),
+        acknowledgement,
         checkpoints,
         new CompactionConfig(positive(r, "compaction.interval"), r.integer("compaction.batch_size", 1, 100_000)),
         r.string("admin.token"),
@@ -155,6 +160,24 @@ final class ConfigBinder {
       throw new ConfigException(key, "'" + value + "' is not a plain SQL identifier");
     }
     return value;
+  }
+
+  /**
+   * A response may stay silent as long as a legacy wait, an awaited checkpoint request or the gap
+   * between two stream keepalives: the idle timeout must not close such a connection.
+   */
+  private static void requireIdleTimeoutLongerThanSilentResponses(ConfigReader r, HttpConfig http, AcknowledgementConfig ack) {
+    List<Map.Entry<String, Duration>> silences = List.of(
+        Map.entry("acknowledgement.legacy_timeout", ack.legacyTimeout()),
+        Map.entry("acknowledgement.max_wait", ack.maxWait()),
+        Map.entry("streams.keepalive_interval", ack.keepaliveInterval()));
+    for (Map.Entry<String, Duration> silence : silences) {
+      if (http.idleTimeout().compareTo(silence.getValue()) <= 0) {
+        throw new ConfigException("http.idle_timeout", "is " + r.string("http.idle_timeout") + ", not longer than "
+            + silence.getKey() + " (" + r.string(silence.getKey()) + "): a connection would be closed while its"
+            + " response is rightly silent");
+      }
+    }
   }
 
   private static Duration positive(ConfigReader r, String key) {

@@ -38,6 +38,8 @@ public final class HttpVerticle extends VerticleBase {
           .setHttp2ClearTextEnabled(false)
           .setCompressionSupported(false)
           .setTcpNoDelay(true)
+          .setIdleTimeout((int) settings.config().http().idleTimeout().toMillis())
+          .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
           .setStrictThreadMode(true));
       String where = settings.config().http().host() + ":" + settings.config().http().port();
       return server.requestHandler(api.router()).invalidRequestHandler(HttpApi::invalidRequest).listen()

@@ -57,6 +57,18 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void anIdleTimeoutThatWouldCloseARightlySilentResponseIsRefused() {
+    ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(
+        "ACKPOINT_HTTP_IDLE_TIMEOUT", "30s")));
+    assertTrue(e.getMessage().contains("http.idle_timeout") && e.getMessage().contains("acknowledgement.legacy_timeout"),
+        e.getMessage());
+    ConfigException keepalive = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(
+        "ACKPOINT_HTTP_IDLE_TIMEOUT", "60s", "ACKPOINT_STREAMS_KEEPALIVE_INTERVAL", "60s")));
+    assertTrue(keepalive.getMessage().contains("streams.keepalive_interval"), keepalive.getMessage());
+    assertEquals(Duration.ofSeconds(120), ConfigLoader.resolve(minimal(), Map.of()).http().idleTimeout());
+  }
+
+  @Test
   void anExternalStorageWithTheEmbeddedSourceIsRefusedExplainingWhichIsWhich() {
     ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(
         "ACKPOINT_STORAGE_TYPE", "postgresql", "ACKPOINT_STORAGE_URI", "postgresql://db/ackpoint")));

@@ -1,0 +1,79 @@
+package io.ackpoint.http;
+
+import io.ackpoint.support.AckpointExtension;
+import io.ackpoint.support.StreamClient;
+import io.ackpoint.support.TestKeys;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * {@code http.idle_timeout}: a connection on which nothing moves is closed, so that abandoned
+ * connections and clients that stop mid-request do not hold sockets forever; a stream, whose
+ * keepalives move, is not.
+ */
+@ExtendWith(VertxExtension.class)
+class IdleConnectionsTest {
+
+  private static final int SOCKET_TIMEOUT_MS = 60_000;
+
+  @RegisterExtension
+  static final AckpointExtension app = AckpointExtension.with(config -> config
+      .put("http", config.getJsonObject("http").copy().put("idle_timeout", "2s"))
+      .put("acknowledgement", new JsonObject().put("legacy_timeout", "1s").put("max_wait", "1s"))
+      .put("streams", new JsonObject().put("keepalive_interval", "400ms")));
+
+  @Test
+  void aConnectionThatStopsInTheMiddleOfItsHeadersIsClosed() throws Exception {
+    assertEquals(-1, readAfterSending("GET /probes/liveness HTTP/1.1\r\nHost: ackpoint\r\n"));
+  }
+
+  @Test
+  void aConnectionThatStopsInTheMiddleOfItsBodyIsClosed() throws Exception {
+    assertEquals(-1, readAfterSending("POST /sync/checkpoint-request HTTP/1.1\r\nHost: ackpoint\r\n"
+        + "Authorization: Token " + TestKeys.token("u1") + "\r\nContent-Type: application/json\r\n"
+        + "Content-Length: 100\r\n\r\n{\"client_id\":"));
+  }
+
+  @Test
+  void anIdleKeptAliveConnectionIsClosed() throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", app.running().port())) {
+      socket.setSoTimeout(SOCKET_TIMEOUT_MS);
+      socket.getOutputStream().write("GET /probes/liveness HTTP/1.1\r\nHost: ackpoint\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      InputStream in = socket.getInputStream();
+      String response = new String(in.readNBytes(12), StandardCharsets.US_ASCII);
+      assertEquals("HTTP/1.1 200", response);
+      while (in.read() != -1) {
+        // the rest of the response, then the end of the connection
+      }
+    }
+  }
+
+  /** Five keepalives at 400 ms take longer than the 2 s idle timeout: the stream was never idle. */
+  @Test
+  void anOpenStreamOutlivesTheIdleTimeoutThroughItsKeepalives(Vertx vertx) {
+    try (StreamClient stream = StreamClient.syncStream(vertx, app.running().port(), TestKeys.token("u2"), "c1")) {
+      for (int keepalives = 0; keepalives < 6; keepalives++) {
+        stream.nextMatching(line -> line.containsKey("token_expires_in"));
+      }
+    }
+  }
+
+  /** Sends {@code partial} and answers the first byte read back: -1 once the server closed the connection. */
+  private static int readAfterSending(String partial) throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", app.running().port())) {
+      socket.setSoTimeout(SOCKET_TIMEOUT_MS);
+      socket.getOutputStream().write(partial.getBytes(StandardCharsets.US_ASCII));
+      return socket.getInputStream().read();
+    }
+  }
+}
