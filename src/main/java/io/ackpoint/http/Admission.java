@@ -7,6 +7,8 @@ import io.vertx.ext.web.RoutingContext;
 /** Route handler that runs the rest of the route inside a {@link RequestQueue} slot, or answers 429. */
 final class Admission implements Handler<RoutingContext> {
 
+  private static final String SLOT = "ackpoint.admission.slot";
+
   private final RequestQueue queue;
 
   Admission(RequestQueue queue) {
@@ -22,12 +24,25 @@ final class Admission implements Handler<RoutingContext> {
         slot.release();
         return;
       }
+      ctx.put(SLOT, slot);
       ctx.addEndHandler(v -> slot.release());
       ctx.next();
     });
     if (admission == RequestQueue.Admission.REJECTED) {
       Responses.error(ctx.response(), AckpointError.TOO_MANY_REQUESTS,
           "too many concurrent " + queue.name() + " requests, retry later");
+    }
+  }
+
+  /**
+   * Gives the request's slot back before its response ends, for a route whose rest is waiting, not
+   * work: a slot bounds the work running at once, and waiting requests that kept theirs would keep
+   * every other request of the group out for as long as they wait.
+   */
+  static void leave(RoutingContext ctx) {
+    Slot slot = ctx.get(SLOT);
+    if (slot != null) {
+      slot.release();
     }
   }
 

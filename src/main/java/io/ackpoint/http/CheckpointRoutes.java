@@ -85,7 +85,9 @@ final class CheckpointRoutes {
    * with {@code "acknowledged": true|false}, saving a client the stream round trip. The waiter
    * subscribes before the checkpoint is created, so an acknowledgement that comes before the batch
    * answers is not missed; a checkpoint the batch found already processed (a retry) is acknowledged
-   * at once, since no new event will tell of it.
+   * at once, since no new event will tell of it. Once the checkpoint is stored the request leaves its
+   * checkpointing slot: waiting for replication is not work, and while replication lags, waiters
+   * that kept their slots would keep every other checkpoint request out.
    */
   private void createAndAwait(RoutingContext ctx, CheckpointCommand command, long waitMillis) {
     FullUserId user = command.user();
@@ -93,6 +95,7 @@ final class CheckpointRoutes {
     subscribers.add(user, waiter);
     ctx.addEndHandler(v -> waiter.cancel());
     Future<JsonObject> answer = create(command).compose(created -> {
+      Admission.leave(ctx);
       long id = created.writeCheckpoint();
       Future<String> acknowledged = created.pending() ? waiter.until(id) : currentCheckpoint(user);
       return acknowledged.map(checkpoint -> {

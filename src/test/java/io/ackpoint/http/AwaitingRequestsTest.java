@@ -1,0 +1,64 @@
+package io.ackpoint.http;
+
+import io.ackpoint.support.AckpointExtension;
+import io.ackpoint.support.TestKeys;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+/**
+ * Requests that await their acknowledgement ({@code ?wait=}) leave their checkpointing slot once the
+ * checkpoint is stored: however long replication lags, they do not keep other requests out.
+ */
+@ExtendWith(VertxExtension.class)
+class AwaitingRequestsTest {
+
+  private static final int CONCURRENCY = 2;
+
+  // No follower: nothing is ever acknowledged, so every awaiting request waits its whole wait.
+  @RegisterExtension
+  final AckpointExtension app = AckpointExtension.with(config -> {
+    config.getJsonObject("http").put("queues", new JsonObject()
+        .put("checkpointing", new JsonObject().put("concurrency", CONCURRENCY).put("max_queue_depth", 8)));
+    return config;
+  });
+
+  @Test
+  void requestsAwaitingReplicationDoNotKeepOtherCheckpointRequestsOut(Vertx vertx, VertxTestContext test) {
+    WebClient client = WebClient.create(vertx, new WebClientOptions().setDefaultPort(app.running().port()));
+    List<Future<HttpResponse<Buffer>>> waiting = new ArrayList<>();
+    for (int i = 0; i < CONCURRENCY; i++) {
+      waiting.add(client.post("/sync/checkpoint-request").addQueryParam("wait", "40")
+          .putHeader("Authorization", "Token " + TestKeys.token("waiter" + i))
+          .sendJsonObject(new JsonObject().put("client_id", "c").put("checkpoint_request_id", "1")));
+    }
+    // Both waiters hold a slot until their checkpoint is stored; the next request is admitted as soon
+    // as one of them has stored it, which the queue would otherwise hold for the whole wait.
+    client.get("/write-checkpoint2.json").addQueryParam("client_id", "c")
+        .putHeader("Authorization", "Token " + TestKeys.token("other"))
+        .send()
+        .onComplete(test.succeeding(response -> test.verify(() -> {
+          assertEquals(200, response.statusCode(), response.bodyAsString());
+          for (Future<HttpResponse<Buffer>> waiter : waiting) {
+            assertFalse(waiter.isComplete(), "an awaiting request ended before the other request was answered");
+          }
+          client.close();
+          test.completeNow();
+        })));
+  }
+}
