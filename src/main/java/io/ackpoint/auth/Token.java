@@ -2,6 +2,7 @@ package io.ackpoint.auth;
 
 import io.ackpoint.AckpointException;
 import io.ackpoint.AckpointError;
+import io.ackpoint.core.Utf8;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 
@@ -44,12 +45,21 @@ record Token(String compact, String alg, String kid, Claims claims) {
   }
 
   /**
-   * The JSON object in a base64url segment. UTF-8 is decoded strictly by the JSON parser itself, as the
-   * signature verifier does, so both read the same claims.
+   * The JSON object in a base64url segment, in strict UTF-8: the JSON parser (the signature verifier's
+   * too) would read an overlong form as another character, and a {@code sub} as another user.
    */
   private static JsonObject json(String segment, String what) {
+    byte[] bytes;
     try {
-      return new JsonObject(Buffer.buffer(BASE64URL.decode(segment)));
+      bytes = BASE64URL.decode(segment);
+    } catch (IllegalArgumentException e) {
+      throw malformed("the token's " + what + " is not a base64url-encoded JSON object");
+    }
+    if (!Utf8.isWellFormed(bytes)) {
+      throw malformed("the token's " + what + " is not well-formed UTF-8");
+    }
+    try {
+      return new JsonObject(Buffer.buffer(bytes));
     } catch (RuntimeException e) {
       throw malformed("the token's " + what + " is not a base64url-encoded JSON object");
     }

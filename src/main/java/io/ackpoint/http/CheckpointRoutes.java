@@ -7,6 +7,7 @@ import io.ackpoint.core.CheckpointCommand;
 import io.ackpoint.core.CheckpointCreated;
 import io.ackpoint.core.FullUserId;
 import io.ackpoint.core.LocalCodec;
+import io.ackpoint.core.Utf8;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -133,6 +134,9 @@ final class CheckpointRoutes {
   static JsonObject jsonBody(RoutingContext ctx) {
     if (ctx.body() == null || ctx.body().isEmpty()) {
       throw AckpointError.INVALID_JSON.exception();
+    }
+    if (!Utf8.isWellFormed(ctx.body().buffer().getBytes())) {
+      throw AckpointError.INVALID_JSON.exception("the request body is not well-formed UTF-8");
     }
     Object parsed;
     try {

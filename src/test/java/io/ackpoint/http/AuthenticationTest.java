@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.Signature;
@@ -149,6 +150,17 @@ class AuthenticationTest {
   void missingAuthorizationIs401Missing() {
     assertRejected(null, "ACK_AUTH_MISSING");
     assertRejected("Basic dXNlcjpwYXNz", "ACK_AUTH_MISSING");
+  }
+
+  @Test
+  void aTokenWhoseClaimsAreNotWellFormedUtf8Is401Malformed() {
+    String claims = TestKeys.claims("SUBJECT").encode();
+    int at = claims.indexOf("SUBJECT");
+    // sub "/" spelled in two bytes (C0 AF): an overlong form, which the JSON parser reads as "/".
+    byte[] overlong = Buffer.buffer(claims.substring(0, at)).appendBytes(new byte[] {(byte) 0xC0, (byte) 0xAF})
+        .appendString(claims.substring(at + "SUBJECT".length())).getBytes();
+    assertRejected("Token " + TestKeys.handMade(HS256_HEADER.getBytes(StandardCharsets.UTF_8), overlong,
+        TestKeys.SECRET), "ACK_AUTH_MALFORMED", "UTF-8");
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.ackpoint.support.Sql;
 import io.ackpoint.support.TestKeys;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.AfterAll;
@@ -14,6 +15,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.HexFormat;
 
 import static io.ackpoint.support.ApiClient.errorCode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -61,6 +64,19 @@ class CheckpointRequestValidationTest {
   void bodyWithoutAnIdOrNotAnObjectIs400(String body) {
     HttpResponse<Buffer> response = api.checkpointRequest(token, body);
     assertEquals(400, response.statusCode(), response.bodyAsString());
+    assertEquals(0, sql.checkpointRows());
+  }
+
+  /** Overlong forms (C0 AF and E0 80 AF spell "/"), an encoded surrogate, a byte never in UTF-8, a truncated sequence. */
+  @ParameterizedTest(name = "client_id bytes: {0}")
+  @ValueSource(strings = {"c0af", "e080af", "eda080", "ff", "c3"})
+  void aBodyThatIsNotWellFormedUtf8Is400AndStoresNothing(String hex) {
+    Buffer body = Buffer.buffer("{\"client_id\":\"").appendBytes(HexFormat.of().parseHex(hex))
+        .appendString("\",\"checkpoint_request_id\":\"50\"}");
+    HttpResponse<Buffer> response = ApiClient.send(api.request(HttpMethod.POST, "/sync/checkpoint-request")
+        .putHeader("Authorization", "Token " + token).putHeader("content-type", "application/json"), body);
+    assertEquals(400, response.statusCode(), response.bodyAsString());
+    assertEquals("ACK_INVALID_JSON", errorCode(response));
     assertEquals(0, sql.checkpointRows());
   }
 

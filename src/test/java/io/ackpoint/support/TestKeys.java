@@ -66,9 +66,13 @@ public final class TestKeys {
 
   /** A token of header and claims given as JSON text (see {@link RawJson}), HS256-signed unless the secret is null. */
   public static String handMade(String headerJson, String claimsJson, String hmacSecret) {
+    return handMade(headerJson.getBytes(StandardCharsets.UTF_8), claimsJson.getBytes(StandardCharsets.UTF_8), hmacSecret);
+  }
+
+  /** A token of header and claims given as bytes, which need not be UTF-8, HS256-signed unless the secret is null. */
+  public static String handMade(byte[] headerJson, byte[] claimsJson, String hmacSecret) {
     Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
-    String signingInput = b64.encodeToString(headerJson.getBytes(StandardCharsets.UTF_8)) + "."
-        + b64.encodeToString(claimsJson.getBytes(StandardCharsets.UTF_8));
+    String signingInput = b64.encodeToString(headerJson) + "." + b64.encodeToString(claimsJson);
     if (hmacSecret == null) {
       return signingInput + ".";
     }
