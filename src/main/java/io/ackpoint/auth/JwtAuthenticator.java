@@ -28,7 +28,8 @@ import java.util.regex.Pattern;
  */
 public final class JwtAuthenticator implements Authenticator {
 
-  private static final Pattern AUTHORIZATION = Pattern.compile("^(Token|Bearer) (\\S+)$");
+  /** RFC 9110 section 11.1: the scheme is case-insensitive, and one or more spaces follow it. */
+  private static final Pattern AUTHORIZATION = Pattern.compile("^(Token|Bearer) +(\\S+)$", Pattern.CASE_INSENSITIVE);
 
   private final Vertx vertx;
   private final AuthConfig config;

@@ -141,6 +141,14 @@ class AuthenticationTest {
   }
 
   @Test
+  void theSchemeIsCaseInsensitiveAndMaySpaceOutTheToken() {
+    String token = TestKeys.token(vertx, "auth-scheme");
+    for (String authorization : new String[] {"bearer " + token, "TOKEN " + token, "Bearer  " + token}) {
+      assertAccepted(authorization);
+    }
+  }
+
+  @Test
   void rs256TokenFromTheConfiguredRsaKeyIsAccepted() throws Exception {
     assertEquals(200, api.writeCheckpoint2(rs256(TestKeys.claims("rsa-user")), "c1").statusCode());
     sql.query("DELETE FROM ackpoint_write_checkpoints");
