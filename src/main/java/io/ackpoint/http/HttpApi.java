@@ -10,13 +10,17 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Route;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.HashSet;
 import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
 
 /**
  * Ackpoint's HTTP API on one event loop: the router with every route, and what it keeps there (the
@@ -63,7 +67,9 @@ public final class HttpApi {
     AckpointConfig config = settings.config();
     Router router = Router.router(vertx);
     router.route().handler(new RequestLog(config.log().access()));
-    router.route().handler(ctx -> measure(ctx, settings.listener()));
+    // Filled once every route is added, before the server takes a request.
+    Set<String> routePaths = new HashSet<>();
+    router.route().handler(ctx -> measure(ctx, settings.listener(), routePaths));
     router.route().handler(Cors.handler(config.http().corsAllowedOrigins()));
     router.route().handler(new StrictQuery());
     Authentication authentication = new Authentication(authenticator);
@@ -101,6 +107,7 @@ public final class HttpApi {
     router.get("/probes/readiness").handler(probes::readiness);
     router.get("/probes/startup").handler(probes::readiness);
 
+    router.getRoutes().stream().map(Route::getPath).filter(Objects::nonNull).forEach(routePaths::add);
     router.errorHandler(404, ctx -> Responses.error(ctx.response(), AckpointError.NOT_FOUND,
         "no route " + ctx.request().method() + " " + ctx.request().path()));
     router.errorHandler(405, ctx -> Responses.error(ctx.response(), AckpointError.METHOD_NOT_ALLOWED,
@@ -112,12 +119,16 @@ public final class HttpApi {
     return router;
   }
 
-  /** Records every request by route and status; unmatched paths count as one route, so cardinality stays bounded. */
-  private static void measure(RoutingContext ctx, HttpListener listener) {
+  /**
+   * Records every request by route and status, also when a failure handler answered it (the route is
+   * its path, not the handler that answered); other paths count as one route, so cardinality stays
+   * bounded.
+   */
+  private static void measure(RoutingContext ctx, HttpListener listener, Set<String> routePaths) {
     long start = System.nanoTime();
     ctx.addEndHandler(v -> {
-      String route = ctx.currentRoute() == null || ctx.currentRoute().getPath() == null || ctx.statusCode() == 404
-          ? "unmatched" : ctx.currentRoute().getPath();
+      String path = ctx.request().path();
+      String route = path != null && routePaths.contains(path) ? path : "unmatched";
       listener.request(route, ctx.response().getStatusCode(), System.nanoTime() - start);
     });
     ctx.next();

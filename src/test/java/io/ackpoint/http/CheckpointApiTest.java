@@ -146,6 +146,17 @@ class CheckpointApiTest {
   }
 
   @Test
+  void refusedRequestsAreCountedUnderTheirRoute() {
+    app.api().checkpointRequest(token, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"0\"}");
+    app.api().writeCheckpoint2(token, "c\u0000");
+    ApiClient.send(app.api().request(HttpMethod.GET, "/no-such-route"), null);
+    String text = app.running().metrics();
+    assertTrue(text.contains("ackpoint_http_requests_seconds_count{route=\"/sync/checkpoint-request\",status=\"400\"} 1"), text);
+    assertTrue(text.contains("ackpoint_http_requests_seconds_count{route=\"/write-checkpoint2.json\",status=\"400\"} 1"), text);
+    assertTrue(text.contains("ackpoint_http_requests_seconds_count{route=\"unmatched\",status=\"404\"} 1"), text);
+  }
+
+  @Test
   void whoamiAnswersTheTokensSubject() {
     HttpResponse<Buffer> response = ApiClient.send(app.api().request(HttpMethod.GET, "/whoami").putHeader("Authorization", "Token " + token), null);
     assertEquals("u1", data(response).getString("user_id"));
