@@ -19,9 +19,12 @@ public final class EmbeddedDatabase implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedDatabase.class);
 
   private final EmbeddedPostgres postgres;
+  /** The server's process, or null if its pid file could not be read (then it is taken as running). */
+  private final ProcessHandle postmaster;
 
-  private EmbeddedDatabase(EmbeddedPostgres postgres) {
+  private EmbeddedDatabase(EmbeddedPostgres postgres, ProcessHandle postmaster) {
     this.postgres = postgres;
+    this.postmaster = postmaster;
   }
 
   public static EmbeddedDatabase start(EmbeddedConfig config) {
@@ -47,10 +50,24 @@ public final class EmbeddedDatabase implements AutoCloseable {
       if (config.port() != 0) {
         builder.setPort(config.port());
       }
-      return new EmbeddedDatabase(builder.start());
+      EmbeddedPostgres postgres = builder.start();
+      ProcessHandle postmaster = LeftoverServer.postmaster(dataDir).orElse(null);
+      if (postmaster == null) {
+        LOG.warn("the embedded PostgreSQL's process was not found by {}: liveness cannot tell if it stops",
+            dataDir.resolve("postmaster.pid"));
+      }
+      return new EmbeddedDatabase(postgres, postmaster);
     } catch (IOException e) {
       throw new UncheckedIOException("could not start the embedded PostgreSQL in " + config.dataDir(), e);
     }
+  }
+
+  /**
+   * Whether the server process still runs. Nothing restarts it but a restart of Ackpoint, which owns
+   * it: its liveness probe says so.
+   */
+  public boolean isRunning() {
+    return postmaster == null || postmaster.isAlive();
   }
 
   public int port() {

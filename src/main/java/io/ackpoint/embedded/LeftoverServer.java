@@ -29,7 +29,7 @@ final class LeftoverServer {
   }
 
   static void stopIfRunning(Path dataDir) throws IOException {
-    Optional<ProcessHandle> server = find(dataDir);
+    Optional<ProcessHandle> server = postmaster(dataDir);
     if (server.isEmpty()) {
       return;
     }
@@ -48,7 +48,8 @@ final class LeftoverServer {
     }
   }
 
-  private static Optional<ProcessHandle> find(Path dataDir) throws IOException {
+  /** The PostgreSQL server running on {@code dataDir}, by its {@code postmaster.pid}, if any. */
+  static Optional<ProcessHandle> postmaster(Path dataDir) throws IOException {
     Path pidFile = dataDir.resolve("postmaster.pid");
     if (!Files.exists(pidFile)) {
       return Optional.empty();

@@ -102,7 +102,7 @@ public final class HttpApi {
       router.get("/metrics").handler(MetricsVerticle.handler(settings.metricsText()));
     }
 
-    ProbeRoutes probes = new ProbeRoutes(vertx.eventBus(), settings.addresses());
+    ProbeRoutes probes = new ProbeRoutes(vertx.eventBus(), settings.addresses(), settings.livenessProblem());
     router.get("/probes/liveness").handler(probes::liveness);
     router.get("/probes/readiness").handler(probes::readiness);
     router.get("/probes/startup").handler(probes::readiness);

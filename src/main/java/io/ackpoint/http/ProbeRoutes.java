@@ -10,9 +10,11 @@ import io.vertx.ext.web.RoutingContext;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
- * Liveness answers while the process serves HTTP. Readiness is true only while something can be
+ * Liveness answers while the process serves HTTP and can still do its job without a restart (503
+ * with the reason once its embedded database has stopped, which only a restart brings back). Readiness is true only while something can be
  * acknowledged: storage and source answer (asked of the batcher) and replication progress can reach
  * the acknowledgement engine (asked of the follower, or without one of the acknowledgement
  * verticle). When not ready, {@code reason} says why in one line.
@@ -23,14 +25,22 @@ final class ProbeRoutes {
 
   private final EventBus eventBus;
   private final AckpointAddresses addresses;
+  private final Supplier<String> livenessProblem;
 
-  ProbeRoutes(EventBus eventBus, AckpointAddresses addresses) {
+  ProbeRoutes(EventBus eventBus, AckpointAddresses addresses, Supplier<String> livenessProblem) {
     this.eventBus = eventBus;
     this.addresses = addresses;
+    this.livenessProblem = livenessProblem;
   }
 
   void liveness(RoutingContext ctx) {
-    Responses.data(ctx.response(), new JsonObject().put("alive", true));
+    String problem = livenessProblem.get();
+    if (problem == null) {
+      Responses.data(ctx.response(), new JsonObject().put("alive", true));
+    } else {
+      Responses.send(ctx.response(), 503,
+          new JsonObject().put("data", new JsonObject().put("alive", false).put("reason", problem)).encode());
+    }
   }
 
   void readiness(RoutingContext ctx) {

@@ -121,8 +121,10 @@ public final class AckpointImpl implements Ackpoint {
     HttpQueues queues = HttpQueues.of(config.http());
     metrics.queues(queues.all());
     Supplier<String> metricsText = registry instanceof PrometheusMeterRegistry prometheus ? prometheus::scrape : null;
+    Supplier<String> livenessProblem = () -> embedded == null || embedded.isRunning() ? null
+        : "the embedded PostgreSQL has stopped; only a restart of Ackpoint starts it again";
     HttpSettings http = new HttpSettings(config, new AckpointAddresses(config.eventBusPrefix()), queues,
-        JwtAuthenticator.factory(config.auth(), metrics), metrics, metricsText);
+        JwtAuthenticator.factory(config.auth(), metrics), metrics, metricsText, livenessProblem);
     return new AckpointImpl(vertx, config, metrics, http, embedded, databases, Backends.storage(config, databases),
         Backends.history(config, databases), source);
   }

@@ -48,6 +48,33 @@ class EmbeddedCrashTest {
     }
   }
 
+  /**
+   * Nothing but a restart of Ackpoint starts its embedded PostgreSQL again: once it has died,
+   * liveness says so, and an orchestrator's liveness probe restarts the service, which continues.
+   */
+  @Test
+  void anEmbeddedDatabaseThatDiedFailsLivenessAndTheRestartContinues(@TempDir Path dataDir) throws Exception {
+    String token = TestKeys.handMade(new JsonObject().put("alg", "HS256").put("kid", "dev"),
+        TestKeys.claims("embedded-died").put("aud", "ackpoint"), "iJoVKTbQkCatM5bOb3GMzH-irPqiv-EwBnI_6EVtkv0");
+    int port = TestAckpoint.freePort();
+    try (AckpointProcess first = AckpointProcess.startReady(env(dataDir, port))) {
+      assertEquals("1", writeCheckpoint(first, token));
+      assertEquals(200, first.get("/probes/liveness").statusCode());
+      long pid = Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0).trim());
+      ProcessHandle postmaster = ProcessHandle.of(pid).orElseThrow();
+      postmaster.destroyForcibly();
+      postmaster.onExit().get();
+      var liveness = first.get("/probes/liveness");
+      assertEquals(503, liveness.statusCode(), liveness.body());
+      assertTrue(liveness.body().contains("the embedded PostgreSQL has stopped"), liveness.body());
+      first.kill();
+    }
+    try (AckpointProcess second = AckpointProcess.startReady(env(dataDir, port))) {
+      assertEquals("2", writeCheckpoint(second, token));
+      assertEquals(200, second.get("/probes/liveness").statusCode());
+    }
+  }
+
   @Test
   void anUnreachableDatabaseIsOneLineAndANonZeroExit() throws Exception {
     String unreachable = "postgresql://ackpoint:secret@127.0.0.1:" + TestAckpoint.freePort() + "/nothing";
