@@ -5,6 +5,7 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -29,23 +30,30 @@ public final class HttpVerticle extends VerticleBase {
       // event-bus replies and this verticle's subscriber consumer and sweep timer all run on this
       // context; Vert.x throws on a write from another thread), so writes go straight to the channel
       // instead of through a queue of each connection's own: about 4.7 KB less heap per open stream.
-      // HTTP/1.1 only in clear text: browsers and the PowerSync SDKs never use h2c, and a client that
-      // offered the upgrade (the JDK's does) sometimes got an HTTP/1.1 body on a connection it took
-      // for HTTP/2 (seen on the metrics port).
-      server = vertx.createHttpServer(new HttpServerOptions()
+      server = vertx.createHttpServer(serverOptions(settings.config().http().idleTimeout())
           .setHost(settings.config().http().host())
           .setPort(settings.config().http().port())
-          .setHttp2ClearTextEnabled(false)
           .setCompressionSupported(false)
           .setTcpNoDelay(true)
-          .setIdleTimeout((int) settings.config().http().idleTimeout().toMillis())
-          .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
           .setStrictThreadMode(true));
       String where = settings.config().http().host() + ":" + settings.config().http().port();
       return server.requestHandler(api.router()).invalidRequestHandler(HttpApi::invalidRequest).listen()
           .recover(e -> Future.failedFuture(new IllegalStateException(
               "could not listen on " + where + " (http.host, http.port): " + e.getMessage(), e)));
     });
+  }
+
+  /**
+   * What every HTTP server of Ackpoint (the API's, the metrics port's) is: HTTP/1.1 only in clear
+   * text, since browsers, scrapers and the PowerSync SDKs never use h2c, and a client that offered the
+   * upgrade (the JDK's does) sometimes got an HTTP/1.1 body on a connection it took for HTTP/2; and a
+   * connection on which nothing moves for {@code idleTimeout} is closed ({@code http.idle_timeout}).
+   */
+  static HttpServerOptions serverOptions(Duration idleTimeout) {
+    return new HttpServerOptions()
+        .setHttp2ClearTextEnabled(false)
+        .setIdleTimeout((int) idleTimeout.toMillis())
+        .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
   }
 
   /**

@@ -5,10 +5,10 @@ import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
+import java.time.Duration;
 import java.util.function.Supplier;
 
 /**
@@ -20,12 +20,14 @@ public final class MetricsVerticle extends VerticleBase {
   private final String host;
   private final int port;
   private final Supplier<String> text;
+  private final Duration idleTimeout;
   private HttpServer server;
 
-  public MetricsVerticle(String host, int port, Supplier<String> text) {
+  public MetricsVerticle(String host, int port, Supplier<String> text, Duration idleTimeout) {
     this.host = host;
     this.port = port;
     this.text = text;
+    this.idleTimeout = idleTimeout;
   }
 
   static Handler<RoutingContext> handler(Supplier<String> text) {
@@ -38,9 +40,7 @@ public final class MetricsVerticle extends VerticleBase {
   public Future<?> start() {
     Router router = Router.router(vertx);
     router.get("/metrics").handler(handler(text));
-    // Scrapers speak HTTP/1.1. A client that offered an h2c upgrade (the JDK's does) sometimes got
-    // the HTTP/1.1 body on a connection it took for HTTP/2: no upgrade is offered here.
-    server = vertx.createHttpServer(new HttpServerOptions().setHttp2ClearTextEnabled(false));
+    server = vertx.createHttpServer(HttpVerticle.serverOptions(idleTimeout));
     return server.requestHandler(router).listen(port, host)
         .recover(e -> Future.failedFuture(new IllegalStateException(
             "could not listen on " + host + ":" + port + " (http.host, metrics.port): " + e.getMessage(), e)));

@@ -14,10 +14,10 @@ import java.util.function.Supplier;
 
 /**
  * Liveness answers while the process serves HTTP and can still do its job without a restart (503
- * with the reason once its embedded database has stopped, which only a restart brings back). Readiness is true only while something can be
- * acknowledged: storage and source answer (asked of the batcher) and replication progress can reach
- * the acknowledgement engine (asked of the follower, or without one of the acknowledgement
- * verticle). When not ready, {@code reason} says why in one line.
+ * with the reason once its embedded database has stopped, which only a restart brings back).
+ * Readiness is true only while something can be acknowledged: storage and source answer (asked of the
+ * batcher) and replication progress can reach the acknowledgement engine (asked of the follower, or
+ * without one of the acknowledgement verticle). When not ready, {@code reason} says why in one line.
  */
 final class ProbeRoutes {
 

@@ -160,7 +160,8 @@ public final class AckpointImpl implements Ackpoint {
     chain = chain.compose(v -> deploy(new CompactionVerticle(storage, config.checkpoints(), config.compaction(), metrics,
         addresses.compactionRun())));
     if (http.metricsText() != null && config.metricsPort() > 0) {
-      chain = chain.compose(v -> deploy(new MetricsVerticle(config.http().host(), config.metricsPort(), http.metricsText())));
+      chain = chain.compose(v -> deploy(new MetricsVerticle(config.http().host(), config.metricsPort(), http.metricsText(),
+          config.http().idleTimeout())));
     }
     if (config.http().enabled()) {
       int instances = config.http().instances() > 0 ? config.http().instances() : eventLoops(config);

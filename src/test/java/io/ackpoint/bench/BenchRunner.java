@@ -4,6 +4,7 @@ import io.ackpoint.config.AckpointConfig;
 import io.ackpoint.config.AckpointConfig.EmbeddedConfig;
 import io.ackpoint.config.ConfigLoader;
 import io.ackpoint.embedded.EmbeddedDatabase;
+import io.ackpoint.support.AckpointProcess;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.auth.JWTOptions;
@@ -112,7 +113,7 @@ public final class BenchRunner {
       uri = embedded.uri();
     }
     try {
-      Map<String, String> env = ServerProcess.onPostgres(uri);
+      Map<String, String> env = AckpointProcess.onPostgres(uri);
       env.put("ACKPOINT_ADMIN_TOKEN", "bench");
       int port = 18080;
 

@@ -2,6 +2,7 @@ package io.ackpoint.bench;
 
 import io.ackpoint.config.AckpointConfig;
 import io.ackpoint.config.ConfigLoader;
+import io.ackpoint.support.AckpointProcess;
 import io.vertx.core.json.JsonObject;
 
 import javax.crypto.Mac;
@@ -69,7 +70,7 @@ public final class CompareRunner {
       ackpointTokens.put(users, tokens("ackpoint", users, key.getString("k"), key.getString("kid"), ours.auth().audiences().get(0)));
     }
 
-    Map<String, String> env = ServerProcess.onPostgres(uri);
+    Map<String, String> env = AckpointProcess.onPostgres(uri);
     env.put("ACKPOINT_REPLICATION_SLOT_NAME", "bench_compare");
     // --ackpoint-env "ACKPOINT_X=1 ACKPOINT_Y=2": settings to try, for before/after comparisons.
     for (String setting : a.getOrDefault("ackpoint-env", "").split(" ")) {

@@ -8,7 +8,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 
 /** An Ackpoint started as its own process from target/ackpoint.jar, so that its CPU can be read apart. */
@@ -24,17 +23,6 @@ final class ServerProcess implements AutoCloseable {
     this.process = process;
     this.port = port;
     this.log = log;
-  }
-
-  /** The environment of an Ackpoint with source and storage on the PostgreSQL database at {@code uri}; a mutable map. */
-  static Map<String, String> onPostgres(String uri) {
-    Map<String, String> env = new HashMap<>();
-    env.put("ACKPOINT_CONFIG", "conf/ackpoint.yaml");
-    env.put("ACKPOINT_SOURCE_TYPE", "postgresql");
-    env.put("ACKPOINT_SOURCE_URI", uri);
-    env.put("ACKPOINT_STORAGE_TYPE", "postgresql");
-    env.put("ACKPOINT_STORAGE_URI", uri);
-    return env;
   }
 
   static ServerProcess start(String name, int port, Map<String, String> env) throws IOException, InterruptedException {

@@ -8,6 +8,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -29,6 +31,11 @@ class OperationsTest {
     env.put("ACKPOINT_LOG_ACCESS", "true");
     metricsPort = TestAckpoint.freePort();
     env.put("ACKPOINT_METRICS_PORT", Integer.toString(metricsPort));
+    // A short idle timeout, to see the metrics port close a connection that stops mid-request.
+    env.put("ACKPOINT_HTTP_IDLE_TIMEOUT", "2s");
+    env.put("ACKPOINT_ACKNOWLEDGEMENT_LEGACY_TIMEOUT", "1s");
+    env.put("ACKPOINT_ACKNOWLEDGEMENT_MAX_WAIT", "1s");
+    env.put("ACKPOINT_STREAMS_KEEPALIVE_INTERVAL", "1s");
     ackpoint = AckpointProcess.startReady(env);
   }
 
@@ -76,6 +83,15 @@ class OperationsTest {
     for (String series : new String[] {"ackpoint_http_requests_seconds_bucket{", "vertx_pool_", "vertx_eventbus_",
         "jvm_memory_used_bytes", "ackpoint_replication_follower_up 1.0", "ackpoint_replication_slot_retained_bytes"}) {
       assertTrue(metrics.contains(series), "missing " + series);
+    }
+  }
+
+  @Test
+  void theMetricsPortClosesAConnectionThatStopsInTheMiddleOfItsHeaders() throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", metricsPort)) {
+      socket.setSoTimeout(60_000);
+      socket.getOutputStream().write("GET /metrics HTTP/1.1\r\nHost: scraper\r\n".getBytes(StandardCharsets.US_ASCII));
+      assertEquals(-1, socket.getInputStream().read(), "closed after http.idle_timeout, without an answer");
     }
   }
 }

@@ -39,14 +39,20 @@ public final class AckpointProcess implements AutoCloseable {
    * {@code databaseUri}, the replication slot {@code slot} and a free API port: a mutable map.
    */
   public static Map<String, String> environmentOn(String databaseUri, String slot) {
+    Map<String, String> env = onPostgres(databaseUri);
+    env.put("ACKPOINT_HTTP_PORT", Integer.toString(TestAckpoint.freePort()));
+    env.put("ACKPOINT_REPLICATION_SLOT_NAME", slot);
+    return env;
+  }
+
+  /** The environment of an Ackpoint with source and storage on the PostgreSQL database at {@code uri}; a mutable map. */
+  public static Map<String, String> onPostgres(String uri) {
     Map<String, String> env = new HashMap<>();
     env.put("ACKPOINT_CONFIG", "conf/ackpoint.yaml");
-    env.put("ACKPOINT_HTTP_PORT", Integer.toString(TestAckpoint.freePort()));
     env.put("ACKPOINT_SOURCE_TYPE", "postgresql");
-    env.put("ACKPOINT_SOURCE_URI", databaseUri);
+    env.put("ACKPOINT_SOURCE_URI", uri);
     env.put("ACKPOINT_STORAGE_TYPE", "postgresql");
-    env.put("ACKPOINT_STORAGE_URI", databaseUri);
-    env.put("ACKPOINT_REPLICATION_SLOT_NAME", slot);
+    env.put("ACKPOINT_STORAGE_URI", uri);
     return env;
   }
 
