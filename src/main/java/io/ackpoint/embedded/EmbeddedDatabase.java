@@ -67,7 +67,23 @@ public final class EmbeddedDatabase implements AutoCloseable {
    * it: its liveness probe says so.
    */
   public boolean isRunning() {
-    return postmaster == null || postmaster.isAlive();
+    return postmaster == null || postmaster.isAlive() && !isZombie(postmaster.pid());
+  }
+
+  /**
+   * A killed server whose parent has not collected it yet (a zombie: its parent is whatever PID 1
+   * is, which may reap late) still counts as alive to {@link ProcessHandle#isAlive}, yet has
+   * stopped. Linux's {@code /proc} tells (a small in-memory read, as {@code isAlive} itself does);
+   * elsewhere {@code isAlive} alone decides.
+   */
+  private static boolean isZombie(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      int commandEnd = stat.lastIndexOf(')');
+      return commandEnd > 0 && commandEnd + 2 < stat.length() && stat.charAt(commandEnd + 2) == 'Z';
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
   }
 
   public int port() {
