@@ -34,6 +34,7 @@ public final class AckVerticle extends VerticleBase {
   private final AcknowledgementHistory history;
   private final AckpointAddresses addresses;
   private HeadWaiters heads;
+  private Future<Long> floor;
   private MissedAnnouncements missed;
   private DeliveryOptions toLocalConsumers;
 
@@ -49,6 +50,9 @@ public final class AckVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     heads = new HeadWaiters(vertx);
+    // Read now, not awaited: a database that is down at start fails the read, and the first
+    // stream that needs the floor reads it again.
+    floor();
     toLocalConsumers = CheckpointReachedCodec.registerOn(vertx);
     missed = new MissedAnnouncements(vertx, history, (position, users) -> vertx.eventBus().publish(
         addresses.positionReached(), new PositionReached(position, heads.checkpoint(), users, ""),
@@ -79,15 +83,35 @@ public final class AckVerticle extends VerticleBase {
   }
 
   private void latest(Message<JsonObject> msg) {
-    long checkpoint = heads.checkpoint();
     FullUserId user = new FullUserId(msg.body().getString("user_id"), msg.body().getString("client_id"));
-    AckpointException.reply(msg, storage.latestAcknowledged(user).map(latest -> {
-      JsonObject reply = new JsonObject().put("checkpoint", Long.toString(checkpoint));
-      if (latest != null) {
-        reply.put("write_checkpoint", Long.toString(latest));
-      }
-      return reply;
+    AckpointException.reply(msg, floor().compose(floor -> {
+      // The sequence is taken before the read: the stream subscribed before asking, so an
+      // acknowledgement newer than the read reaches it with its own, later, sequence.
+      long checkpoint = Math.max(floor, heads.checkpoint());
+      return storage.latestAcknowledged(user).map(latest -> {
+        JsonObject reply = new JsonObject().put("checkpoint", Long.toString(checkpoint));
+        if (latest != null) {
+          reply.put("write_checkpoint", Long.toString(latest));
+        }
+        return reply;
+      });
     }));
+  }
+
+  /**
+   * The least checkpoint sequence a stream of this node opens with: the ordinal of the source's
+   * head when the node started. Until the node hears its first position its own sequence is 0, and
+   * a client that reconnects right after a restart would be told a sequence far below the one it
+   * was told before. Every position replicated before the start is at or before that head, and the
+   * sequence of a position is at least its ordinal, so no stream is told less than it was before.
+   * Positions a lagging follower applies later may still number below the floor; each stream keeps
+   * its own sequence from going back ({@code AckStream}).
+   */
+  private Future<Long> floor() {
+    if (floor == null || floor.failed()) {
+      floor = source.readHead().map(head -> source.positions().ordinal(head));
+    }
+    return floor;
   }
 
   private void awaitHead(Message<Object> msg) {

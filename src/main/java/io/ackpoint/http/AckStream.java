@@ -11,7 +11,9 @@ import java.util.function.Consumer;
  *
  * <p>Invariant: the {@code write_checkpoint} a stream sends never decreases. An acknowledgement is
  * written only if its id is greater than the last one written; an early one that the opening line
- * already covers, or one of an older install's duplicate rows, is dropped.
+ * already covers, or one of an older install's duplicate rows, is dropped. Nor does its
+ * {@code last_op_id}: a sequence below one already written (a lagging follower's position after the
+ * node's floor, an early acknowledgement numbered before the opening line) is written as the last one.
  */
 final class AckStream implements AckSubscriber {
 
@@ -24,6 +26,8 @@ final class AckStream implements AckSubscriber {
   private boolean opened;
   private boolean ended;
   private Long sent;
+  private long sequence;
+  private String sentCheckpoint;
   private Long early;
   private String earlyCheckpoint;
 
@@ -43,7 +47,7 @@ final class AckStream implements AckSubscriber {
     }
     opened = true;
     sent = writeCheckpoint;
-    write(format.first(checkpoint, writeCheckpoint));
+    write(format.first(monotonic(checkpoint), writeCheckpoint));
     if (early != null) {
       reached(early, earlyCheckpoint);
       early = null;
@@ -66,7 +70,16 @@ final class AckStream implements AckSubscriber {
       return;
     }
     sent = writeCheckpoint;
-    write(format.acknowledged(checkpoint, writeCheckpoint));
+    write(format.acknowledged(monotonic(checkpoint), writeCheckpoint));
+  }
+
+  private String monotonic(String checkpoint) {
+    long number = Long.parseLong(checkpoint);
+    if (number >= sequence) {
+      sequence = number;
+      sentCheckpoint = checkpoint;
+    }
+    return sentCheckpoint;
   }
 
   @Override

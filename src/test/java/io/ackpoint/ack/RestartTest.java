@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A checkpoint left pending when Ackpoint stops is acknowledged after it starts again. */
+/** What a restart must not change: pending checkpoints are acknowledged, sequences do not go back. */
 @ExtendWith(VertxExtension.class)
 class RestartTest {
 
@@ -34,6 +35,34 @@ class RestartTest {
     try (StreamClient stream = StreamClient.syncStream(vertx, TestAckpoint.portOf(second), token, "c1")) {
       JsonObject line = stream.nextMatching(l -> "9".equals(body(l).getString("write_checkpoint")));
       assertEquals("9", body(line).getString("write_checkpoint"));
+    } finally {
+      Await.result(after.close());
+    }
+  }
+
+  @Test
+  void aStreamOpenedBeforeTheRestartedNodeHearsAPositionIsNotToldALowerSequence(Vertx vertx) {
+    String db = TestDatabase.freshDatabase();
+    String token = TestKeys.token(vertx, "u1");
+    JsonObject first = TestAckpoint.withFollower(TestAckpoint.configJson(db));
+    Ackpoint before = Await.result(TestAckpoint.start(vertx, first));
+    long told;
+    try (StreamClient stream = StreamClient.syncStream(vertx, TestAckpoint.portOf(first), token, "c1")) {
+      new ApiClient(vertx, TestAckpoint.portOf(first)).checkpointRequest(token, "c1", "9");
+      JsonObject line = stream.nextMatching(l -> "9".equals(body(l).getString("write_checkpoint")));
+      told = Long.parseLong(body(line).getString("last_op_id"));
+    } finally {
+      Await.result(before.close());
+    }
+
+    // Second life: nothing follows replication, so the node never hears a position of its own.
+    JsonObject second = TestAckpoint.configJson(db);
+    Ackpoint after = Await.result(TestAckpoint.start(vertx, second));
+    try (StreamClient stream = StreamClient.syncStream(vertx, TestAckpoint.portOf(second), token, "c1")) {
+      JsonObject line = stream.next().getJsonObject("checkpoint");
+      assertEquals("9", line.getString("write_checkpoint"));
+      long reopened = Long.parseLong(line.getString("last_op_id"));
+      assertTrue(reopened >= told, "told " + told + " before the restart, " + reopened + " after");
     } finally {
       Await.result(after.close());
     }
