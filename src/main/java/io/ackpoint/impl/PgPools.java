@@ -1,12 +1,18 @@
 package io.ackpoint.impl;
 
 import io.ackpoint.config.AckpointConfig.DatabaseConfig;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOption;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.vertx.core.Vertx;
-import io.vertx.core.net.NetClientOptions;
 import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
+import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.impl.SocketConnectionBase;
+import io.vertx.sqlclient.internal.SqlConnectionInternal;
 
 import java.util.concurrent.TimeUnit;
 
@@ -20,26 +26,69 @@ public final class PgPools {
    * A pool with prepared statements cached per connection and pipelining on, so that the statements
    * of concurrent batches share connections without waiting for each other's round trips.
    *
-   * <p>Every statement is bounded. The server cancels one that runs longer than
+   * <p>Every round trip is bounded. The server cancels a statement that runs longer than
    * {@code statement_timeout} (a lock held for ever, a stalled disk); a connection on which nothing
    * at all arrives for longer than that plus {@code connect_timeout} is closed, failing what it
-   * carried, since a live server would have answered by then (if only with the cancellation). That
-   * also closes idle connections after as long; the pool opens new ones on demand.
+   * carried, since a live server would have answered by then (if only with the cancellation): that
+   * bounds a server that cannot enforce its own timeout (frozen whole, a paused VM, a network that
+   * drops packets silently). It also closes idle connections after as long; the pool opens new ones
+   * on demand. Waiting for a connection of the pool (all busy, or a new one whose start-up the
+   * server never answers) is bounded by as long.
    */
   public static Pool create(Vertx vertx, DatabaseConfig database, String name) {
     PgConnectOptions connect = connectOptions(database, name);
     // Sent at connection start-up, so it holds for every statement without a round trip of its own.
     connect.addProperty("statement_timeout", Long.toString(database.statementTimeout().toMillis()));
-    NetClientOptions transport = transport(database)
-        .setReadIdleTimeout((int) database.statementTimeout().plus(database.connectTimeout()).toMillis())
-        .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
-    return build(vertx, connect, database.poolSize(), name, transport);
+    long silence = database.statementTimeout().plus(database.connectTimeout()).toMillis();
+    PoolOptions pool = poolOptions(database.poolSize(), name)
+        .setConnectionTimeout((int) silence).setConnectionTimeoutUnit(TimeUnit.MILLISECONDS);
+    return PgBuilder.pool().with(pool).connectingTo(connect).using(vertx)
+        .withConnectHandler(connection -> {
+          boundSilence(connection, silence);
+          connection.close();
+        })
+        .build();
+  }
+
+  /**
+   * Closes {@code connection} once nothing has arrived on it for {@code millis}, and has the kernel
+   * probe a peer that vanished (TCP keepalive). Done on each new connection's channel because the
+   * PostgreSQL client of Vert.x 5.0 ignores the transport options a pool is built with (its driver
+   * makes every connection factory with default {@code NetClientOptions}): read idle timeout,
+   * keepalive and connect timeout set there never took effect, and a frozen server held requests
+   * for as long as it stayed frozen.
+   */
+  private static void boundSilence(SqlConnection connection, long millis) {
+    // The first unwrap gives the pool's wrapper, the second the connection on the socket.
+    if (((SqlConnectionInternal) connection).unwrap().unwrap() instanceof SocketConnectionBase socket) {
+      ChannelHandlerContext channel = socket.socket().channelHandlerContext();
+      channel.channel().config().setOption(ChannelOption.SO_KEEPALIVE, true);
+      channel.pipeline().addFirst("ackpoint-silence", new SilenceLimit(millis));
+    }
+  }
+
+  /**
+   * Closes the socket itself when nothing has been read for as long: first in the pipeline, so the
+   * close goes straight to the socket. A close from further in (Vert.x's own idle handling) passes
+   * the PostgreSQL codec, which turns it into a polite Terminate message and waits for the server
+   * to hang up, which a frozen server never does.
+   */
+  private static final class SilenceLimit extends IdleStateHandler {
+
+    SilenceLimit(long millis) {
+      super(millis, 0, 0, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) {
+      ctx.close();
+    }
   }
 
   /** One connection without statement bounds: schema migrations may legitimately build an index for long. */
   public static Pool forMigrations(Vertx vertx, DatabaseConfig database) {
     String name = "ackpoint-migrations";
-    return build(vertx, connectOptions(database, name), 1, name, transport(database));
+    return PgBuilder.pool().with(poolOptions(1, name)).connectingTo(connectOptions(database, name)).using(vertx).build();
   }
 
   private static PgConnectOptions connectOptions(DatabaseConfig database, String name) {
@@ -54,17 +103,8 @@ public final class PgPools {
     return connect;
   }
 
-  /**
-   * Keepalive so the kernel eventually notices a peer that vanished; a bounded connect so a database
-   * that is down fails requests quickly (503) instead of queueing them.
-   */
-  private static NetClientOptions transport(DatabaseConfig database) {
-    return new NetClientOptions().setTcpKeepAlive(true).setConnectTimeout((int) database.connectTimeout().toMillis());
-  }
-
-  private static Pool build(Vertx vertx, PgConnectOptions connect, int maxSize, String name, NetClientOptions transport) {
-    PoolOptions pool = new PoolOptions().setMaxSize(maxSize).setName(name);
-    return PgBuilder.pool().with(pool).with(transport).connectingTo(connect).using(vertx).build();
+  private static PoolOptions poolOptions(int maxSize, String name) {
+    return new PoolOptions().setMaxSize(maxSize).setName(name);
   }
 
   /** {@code uri} without its password, for messages and logs. */

@@ -23,7 +23,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * A database that stops answering fails batches within bounded time, answered 503 with
- * Retry-After, and service resumes by itself: nothing piles up behind a stalled statement.
+ * Retry-After, and service resumes by itself: nothing piles up behind a stalled statement. The
+ * bound is Ackpoint's own where the server cannot enforce one (frozen whole, a silent network):
+ * nothing arriving on a connection for statement_timeout + connect_timeout (2 s here) closes it,
+ * well before the batch's own timeout (the default 30 s, left as it is so that it cannot be what
+ * answers).
  */
 @ExtendWith(VertxExtension.class)
 class StalledDatabaseTest {
@@ -55,7 +59,7 @@ class StalledDatabaseTest {
       JsonObject storage = config.getJsonObject("storage").put("uri", proxy.proxied(db))
           .put("statement_timeout", "1s").put("connect_timeout", "1s");
       config.put("storage", storage);
-      config.put("batching", new JsonObject().put("max_in_flight_batches", 1).put("request_timeout", "4s"));
+      config.put("batching", new JsonObject().put("max_in_flight_batches", 1));
       return config;
     });
   }
@@ -87,8 +91,25 @@ class StalledDatabaseTest {
     HttpResponse<Buffer> lost = app.api.checkpointRequest(token, "client-of-the-stalled-batch", "2");
     Await.result(stalled);
     assertEquals(503, lost.statusCode(), lost.bodyAsString());
+    assertEquals("ACK_STORAGE_UNAVAILABLE", ApiClient.errorCode(lost), lost.bodyAsString());
     assertEquals("1", lost.getHeader("Retry-After"));
     // The only in-flight slot was given back and the dead connection dropped: service goes on.
+    assertEquals("3", data(app.api.checkpointRequest(token, "c", "3")).getString("checkpoint_request_id"));
+  }
+
+  @Test
+  void aDatabaseServerFrozenWholeFailsRequestsInBoundedTimeAndServiceResumesWhenItThaws() {
+    start();
+    assertEquals("1", data(app.api.checkpointRequest(token, "c", "1")).getString("checkpoint_request_id"));
+    proxy.freeze();
+    HttpResponse<Buffer> frozen = app.api.checkpointRequest(token, "c", "2");
+    assertEquals(503, frozen.statusCode(), frozen.bodyAsString());
+    assertEquals("ACK_STORAGE_UNAVAILABLE", ApiClient.errorCode(frozen), frozen.bodyAsString());
+    // Frozen still: the connections that timed out are gone, and a new one is never answered.
+    HttpResponse<Buffer> stillFrozen = app.api.checkpointRequest(token, "c", "2");
+    assertEquals(503, stillFrozen.statusCode(), stillFrozen.bodyAsString());
+    assertEquals("ACK_STORAGE_UNAVAILABLE", ApiClient.errorCode(stillFrozen), stillFrozen.bodyAsString());
+    proxy.thaw();
     assertEquals("3", data(app.api.checkpointRequest(token, "c", "3")).getString("checkpoint_request_id"));
   }
 }

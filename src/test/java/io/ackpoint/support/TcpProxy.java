@@ -28,6 +28,7 @@ public final class TcpProxy {
   private final AtomicInteger cutsLeft = new AtomicInteger();
   private volatile byte[] stallOn;
   private volatile Promise<Void> stall;
+  private volatile boolean frozen;
 
   private TcpProxy(Vertx vertx, String host, int port) {
     this.client = vertx.createNetClient();
@@ -68,7 +69,11 @@ public final class TcpProxy {
           sockets.remove(upstream);
           downstream.close();
         });
-        downstream.resume();
+        if (frozen) {
+          upstream.pause();
+        } else {
+          downstream.resume();
+        }
       });
     });
   }
@@ -159,6 +164,22 @@ public final class TcpProxy {
       return true;
     }
     return false;
+  }
+
+  /**
+   * Forwards nothing more in either direction, on open connections and new ones alike, yet closes
+   * none and drops nothing: what a server stopped whole (SIGSTOP, a paused VM) looks like from the
+   * client. New connections are accepted (the kernel's backlog) and wait unanswered.
+   */
+  public void freeze() {
+    frozen = true;
+    sockets.forEach(NetSocket::pause);
+  }
+
+  /** Forwards again everything held since {@link #freeze()}, as the resumed server would answer it. */
+  public void thaw() {
+    frozen = false;
+    sockets.forEach(NetSocket::resume);
   }
 
   /** Cuts every open connection, as a database restart or a network failure would. */
