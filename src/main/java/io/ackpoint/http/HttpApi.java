@@ -116,6 +116,7 @@ public final class HttpApi {
         "the request body exceeds " + config.http().bodyLimit() + " bytes"));
     router.errorHandler(400, ctx -> Responses.error(ctx.response(), AckpointError.BAD_REQUEST));
     router.errorHandler(500, HttpApi::internalError);
+    router.errorHandler(200, HttpApi::bodyNotRead);
     return router;
   }
 
@@ -155,6 +156,22 @@ public final class HttpApi {
       }
     }
     ctx.next();
+  }
+
+  /**
+   * The body handler fails a request with status 200 when its body stops coming (the client hung up
+   * or reset the connection mid-body). The client's doing, not a fault of Ackpoint's: without a
+   * handler of its own, the router logged each as an unhandled exception, at ERROR, for any client
+   * to provoke at will. There is nobody left to answer, as a rule; should the connection still be
+   * open, the request is refused like any other that could not be read.
+   */
+  private static void bodyNotRead(RoutingContext ctx) {
+    RequestLog.withId(ctx, () -> LOG.debug("the body of {} {} could not be read: {}", ctx.request().method(),
+        ctx.request().path(), ctx.failure() == null ? "no reason" : ctx.failure().toString()));
+    if (!ctx.response().closed() && !ctx.response().ended()) {
+      ctx.response().putHeader(HttpHeaders.CONNECTION, "close");
+      Responses.error(ctx.response(), AckpointError.BAD_REQUEST, "the request body could not be read");
+    }
   }
 
   private static void internalError(RoutingContext ctx) {

@@ -1,6 +1,7 @@
 package io.ackpoint.http;
 
 import io.ackpoint.support.AckpointExtension;
+import io.ackpoint.support.LogCapture;
 import io.ackpoint.support.StreamClient;
 import io.ackpoint.support.TestKeys;
 import io.vertx.core.Vertx;
@@ -11,10 +12,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.InputStream;
+import java.time.Duration;
+import java.util.List;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code http.idle_timeout}: a connection on which nothing moves is closed, so that abandoned
@@ -37,11 +41,17 @@ class IdleConnectionsTest {
     assertEquals(-1, readAfterSending("GET /probes/liveness HTTP/1.1\r\nHost: ackpoint\r\n"));
   }
 
+  /** The body never completes: the request fails as the connection closes, which is the client's doing, not an error. */
   @Test
-  void aConnectionThatStopsInTheMiddleOfItsBodyIsClosed() throws Exception {
-    assertEquals(-1, readAfterSending("POST /sync/checkpoint-request HTTP/1.1\r\nHost: ackpoint\r\n"
-        + "Authorization: Token " + TestKeys.token("u1") + "\r\nContent-Type: application/json\r\n"
-        + "Content-Length: 100\r\n\r\n{\"client_id\":"));
+  void aConnectionThatStopsInTheMiddleOfItsBodyIsClosedAndLoggedAsNoError() throws Exception {
+    try (LogCapture router = LogCapture.of("io.vertx.ext.web.RoutingContext");
+         LogCapture api = LogCapture.of("io.ackpoint.http.HttpApi", "DEBUG")) {
+      assertEquals(-1, readAfterSending("POST /sync/checkpoint-request HTTP/1.1\r\nHost: ackpoint\r\n"
+          + "Authorization: Token " + TestKeys.token("u1") + "\r\nContent-Type: application/json\r\n"
+          + "Content-Length: 100\r\n\r\n{\"client_id\":"));
+      assertTrue(api.awaitMessage("DEBUG", Duration.ofSeconds(10)).contains("could not be read"));
+      assertEquals(List.of(), router.messages("ERROR"));
+    }
   }
 
   @Test

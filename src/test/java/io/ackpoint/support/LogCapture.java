@@ -1,36 +1,61 @@
 package io.ackpoint.support;
 
+import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.List;
 
 /** What a logger logs while a test runs, as Logback events. */
 public final class LogCapture implements AutoCloseable {
 
   private final Logger logger;
+  private final Level levelBefore;
   private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
-  private LogCapture(Logger logger) {
+  private LogCapture(Logger logger, Level level) {
     this.logger = logger;
+    this.levelBefore = logger.getLevel();
+    if (level != null) {
+      logger.setLevel(level);
+    }
     appender.start();
     logger.addAppender(appender);
   }
 
   public static LogCapture of(String loggerName) {
-    return new LogCapture((Logger) LoggerFactory.getLogger(loggerName));
+    return new LogCapture((Logger) LoggerFactory.getLogger(loggerName), null);
+  }
+
+  /** Also the events down to {@code level} (DEBUG…), which the logger may not log otherwise. */
+  public static LogCapture of(String loggerName, String level) {
+    return new LogCapture((Logger) LoggerFactory.getLogger(loggerName), Level.toLevel(level));
+  }
+
+  /** Waits until an event at {@code level} has been logged (another thread logs it), and answers its message. */
+  public String awaitMessage(String level, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (messages(level).isEmpty()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("nothing logged at " + level + " by " + logger.getName() + " within " + timeout);
+      }
+      Thread.sleep(5);
+    }
+    return messages(level).get(0);
   }
 
   /** The formatted messages of the events at {@code level} (WARN, ERROR…). */
   public List<String> messages(String level) {
-    return appender.list.stream().filter(e -> e.getLevel().toString().equals(level)).map(ILoggingEvent::getFormattedMessage).toList();
+    return List.copyOf(appender.list).stream().filter(e -> e.getLevel().toString().equals(level)).map(ILoggingEvent::getFormattedMessage).toList();
   }
 
   @Override
   public void close() {
     logger.detachAppender(appender);
     appender.stop();
+    logger.setLevel(levelBefore);
   }
 }
