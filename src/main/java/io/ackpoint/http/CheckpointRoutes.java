@@ -135,8 +135,13 @@ final class CheckpointRoutes {
     if (ctx.body() == null || ctx.body().isEmpty()) {
       throw AckpointError.INVALID_JSON.exception();
     }
-    if (!Utf8.isWellFormed(ctx.body().buffer().getBytes())) {
+    byte[] bytes = ctx.body().buffer().getBytes();
+    if (!Utf8.isWellFormed(bytes)) {
       throw AckpointError.INVALID_JSON.exception("the request body is not well-formed UTF-8");
+    }
+    String problem = StrictJson.problem(bytes);
+    if (problem != null) {
+      throw AckpointError.INVALID_JSON.exception(problem);
     }
     Object parsed;
     try {

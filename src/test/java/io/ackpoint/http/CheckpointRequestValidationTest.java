@@ -80,6 +80,20 @@ class CheckpointRequestValidationTest {
     assertEquals(0, sql.checkpointRows());
   }
 
+  /** JSON as RFC 8259 has it: no comments, no member twice (which of two client ids would be meant?), one value. */
+  @ParameterizedTest(name = "body: {0}")
+  @ValueSource(strings = {
+      "{\"client_id\":\"c\", /* note */ \"checkpoint_request_id\":\"50\"}",
+      "{\"client_id\":\"c\",\"checkpoint_request_id\":\"50\"} // note",
+      "{\"client_id\":\"c\",\"client_id\":\"d\",\"checkpoint_request_id\":\"50\"}",
+      "{\"client_id\":\"c\",\"checkpoint_request_id\":\"50\"} {}"})
+  void aBodyThatIsNotStrictlyJsonIs400AndStoresNothing(String body) {
+    HttpResponse<Buffer> response = api.checkpointRequest(token, body);
+    assertEquals(400, response.statusCode(), response.bodyAsString());
+    assertEquals("ACK_INVALID_JSON", errorCode(response));
+    assertEquals(0, sql.checkpointRows());
+  }
+
   @ParameterizedTest(name = "client_id: {0}")
   @ValueSource(strings = {"5", "true", "[\"c\"]", "{}", "\"a\\u0000b\"", "\"line\\nbreak\"", "\"tab\\there\""})
   void rejectedClientIdIs400AndStoresNothing(String clientId) {
