@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Route;
@@ -17,10 +18,13 @@ import io.vertx.ext.web.handler.BodyHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Ackpoint's HTTP API on one event loop: the router with every route, and what it keeps there (the
@@ -103,21 +107,43 @@ public final class HttpApi {
     }
 
     ProbeRoutes probes = new ProbeRoutes(vertx.eventBus(), settings.addresses(), settings.livenessProblem());
-    router.get("/probes/liveness").handler(probes::liveness);
-    router.get("/probes/readiness").handler(probes::readiness);
-    router.get("/probes/startup").handler(probes::readiness);
+    // HEAD too: some load balancers' health checks send it; nothing else that is safe to repeat needs it.
+    router.route("/probes/liveness").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(probes::liveness);
+    router.route("/probes/readiness").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(probes::readiness);
+    router.route("/probes/startup").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(probes::readiness);
 
     router.getRoutes().stream().map(Route::getPath).filter(Objects::nonNull).forEach(routePaths::add);
+    Map<String, String> allowed = allowedMethods(router);
     router.errorHandler(404, ctx -> Responses.error(ctx.response(), AckpointError.NOT_FOUND,
         "no route " + ctx.request().method() + " " + ctx.request().path()));
-    router.errorHandler(405, ctx -> Responses.error(ctx.response(), AckpointError.METHOD_NOT_ALLOWED,
-        "method " + ctx.request().method() + " is not allowed on " + ctx.request().path()));
+    router.errorHandler(405, ctx -> {
+      // RFC 9110: a 405 lists the methods the resource does support.
+      String allow = allowed.get(ctx.request().path());
+      if (allow != null) {
+        ctx.response().putHeader(HttpHeaders.ALLOW, allow);
+      }
+      Responses.error(ctx.response(), AckpointError.METHOD_NOT_ALLOWED,
+          "method " + ctx.request().method() + " is not allowed on " + ctx.request().path());
+    });
     router.errorHandler(413, ctx -> Responses.error(ctx.response(), AckpointError.PAYLOAD_TOO_LARGE,
         "the request body exceeds " + config.http().bodyLimit() + " bytes"));
     router.errorHandler(400, ctx -> Responses.error(ctx.response(), AckpointError.BAD_REQUEST));
     router.errorHandler(500, HttpApi::internalError);
     router.errorHandler(200, HttpApi::bodyNotRead);
     return router;
+  }
+
+  /** The {@code Allow} header of each path the router serves: its methods, in a stable order. */
+  private static Map<String, String> allowedMethods(Router router) {
+    Map<String, Set<String>> methods = new HashMap<>();
+    for (Route route : router.getRoutes()) {
+      if (route.getPath() != null && route.methods() != null) {
+        route.methods().forEach(m -> methods.computeIfAbsent(route.getPath(), p -> new TreeSet<>()).add(m.name()));
+      }
+    }
+    Map<String, String> allow = new HashMap<>();
+    methods.forEach((path, names) -> allow.put(path, String.join(", ", names)));
+    return allow;
   }
 
   /**

@@ -96,6 +96,7 @@ class CheckpointApiTest {
     HttpResponse<Buffer> response = ApiClient.send(app.api().request(HttpMethod.DELETE, "/write-checkpoint2.json"), null);
     assertEquals(405, response.statusCode());
     assertEquals("ACK_METHOD_NOT_ALLOWED", errorCode(response));
+    assertEquals("GET", response.getHeader("Allow"), "a 405 says which methods the path takes");
   }
 
   @Test
@@ -131,6 +132,18 @@ class CheckpointApiTest {
     HttpResponse<Buffer> ready = ApiClient.send(app.api().request(HttpMethod.GET, "/probes/readiness"), null);
     assertEquals(200, ready.statusCode());
     assertEquals(true, data(ready).getBoolean("ready"));
+  }
+
+  @Test
+  void probesAnswerHeadAsTheyAnswerGetWithoutABody() {
+    for (String probe : new String[] {"/probes/liveness", "/probes/readiness", "/probes/startup"}) {
+      HttpResponse<Buffer> head = ApiClient.send(app.api().request(HttpMethod.HEAD, probe), null);
+      assertEquals(200, head.statusCode(), probe);
+      assertNull(head.body(), probe);
+    }
+    HttpResponse<Buffer> post = ApiClient.send(app.api().request(HttpMethod.POST, "/probes/liveness"), null);
+    assertEquals(405, post.statusCode());
+    assertEquals("GET, HEAD", post.getHeader("Allow"));
   }
 
   @Test
