@@ -60,7 +60,12 @@ public record AckpointAddresses(String prefix) {
     return internal("checkpoint.latest");
   }
 
-  /** Local: reads a head, forces a marker, answers {@code {"checkpoint"}} once replication passed the head. */
+  /** Local: reads a head and forces a marker past it; answers {@code {"head"}}. */
+  public String headMark() {
+    return internal("head.mark");
+  }
+
+  /** Local: {@code {"head"}} → {@code {"checkpoint"}} once replication passed the head. */
   public String headAwait() {
     return internal("head.await");
   }

@@ -66,7 +66,8 @@ public final class AckVerticle extends VerticleBase {
           reached(msg.body());
         }).completion(),
         bus.<JsonObject>localConsumer(addresses.checkpointLatest(), this::latest).completion(),
-        bus.localConsumer(addresses.headAwait(), this::awaitHead).completion());
+        bus.localConsumer(addresses.headMark(), this::markHead).completion(),
+        bus.<JsonObject>localConsumer(addresses.headAwait(), this::awaitHead).completion());
   }
 
   /**
@@ -114,10 +115,14 @@ public final class AckVerticle extends VerticleBase {
     return floor;
   }
 
-  private void awaitHead(Message<Object> msg) {
+  private void markHead(Message<Object> msg) {
     AckpointException.reply(msg, source.readHead()
         .compose(head -> source.forceMarker().map(head))
-        .compose(head -> heads.await(head, config.legacyTimeout()))
+        .map(head -> new JsonObject().put("head", head)));
+  }
+
+  private void awaitHead(Message<JsonObject> msg) {
+    AckpointException.reply(msg, heads.await(msg.body().getString("head"), config.legacyTimeout())
         .map(checkpoint -> new JsonObject().put("checkpoint", Long.toString(checkpoint))));
   }
 }

@@ -31,6 +31,7 @@ final class CheckpointRoutes {
   private final AckSubscribers subscribers;
   private final Duration maxWait;
   private final DeliveryOptions toBatcher;
+  private final DeliveryOptions toSource;
   private final DeliveryOptions legacyWait;
 
   /** A request waits for the batcher as long as the batcher keeps it ({@code batching.request_timeout}). */
@@ -41,12 +42,23 @@ final class CheckpointRoutes {
     this.maxWait = settings.config().acknowledgement().maxWait();
     this.toBatcher = LocalCodec.register(vertx, CheckpointCommand.class)
         .setSendTimeout(settings.config().batching().requestTimeout().toMillis());
+    // The source's statements are bounded by its own timeouts; this only keeps a lost reply from hanging.
+    this.toSource = new DeliveryOptions().setSendTimeout(settings.config().batching().requestTimeout().toMillis());
     this.legacyWait = new DeliveryOptions().setSendTimeout(settings.config().acknowledgement().legacyTimeout().toMillis() + 10_000);
   }
 
-  /** {@code GET /write-checkpoint.json}: waits until replication has passed a fresh head (504 on timeout). */
+  /**
+   * {@code GET /write-checkpoint.json}: waits until replication has passed a fresh head (504 on
+   * timeout). The request leaves its checkpointing slot once the marker is written: the rest is
+   * waiting, and waiters that kept their slots would keep every other request out while
+   * replication lags.
+   */
   void writeCheckpointLegacy(RoutingContext ctx) {
-    respond(ctx, eventBus.<JsonObject>request(addresses.headAwait(), null, legacyWait)
+    respond(ctx, eventBus.<JsonObject>request(addresses.headMark(), null, toSource)
+        .compose(marked -> {
+          Admission.leave(ctx);
+          return eventBus.<JsonObject>request(addresses.headAwait(), marked.body(), legacyWait);
+        })
         .map(reply -> new JsonObject().put("checkpoint", reply.body().getString("checkpoint"))));
   }
 

@@ -22,8 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /**
- * Requests that await their acknowledgement ({@code ?wait=}) leave their checkpointing slot once the
- * checkpoint is stored: however long replication lags, they do not keep other requests out.
+ * Requests that await their acknowledgement ({@code ?wait=}, and the legacy route's wait for a head)
+ * leave their checkpointing slot once their write is done: however long replication lags, they do
+ * not keep other requests out.
  */
 @ExtendWith(VertxExtension.class)
 class AwaitingRequestsTest {
@@ -56,6 +57,26 @@ class AwaitingRequestsTest {
           assertEquals(200, response.statusCode(), response.bodyAsString());
           for (Future<HttpResponse<Buffer>> waiter : waiting) {
             assertFalse(waiter.isComplete(), "an awaiting request ended before the other request was answered");
+          }
+          client.close();
+          test.completeNow();
+        })));
+  }
+
+  @Test
+  void legacyRequestsAwaitingReplicationDoNotKeepOtherCheckpointRequestsOut(Vertx vertx, VertxTestContext test) {
+    WebClient client = WebClient.create(vertx, new WebClientOptions().setDefaultPort(app.running().port()));
+    List<Future<HttpResponse<Buffer>>> waiting = new ArrayList<>();
+    for (int i = 0; i < CONCURRENCY; i++) {
+      waiting.add(client.get("/write-checkpoint.json").putHeader("Authorization", "Token " + TestKeys.token("legacy" + i)).send());
+    }
+    client.get("/write-checkpoint2.json").addQueryParam("client_id", "c")
+        .putHeader("Authorization", "Token " + TestKeys.token("other"))
+        .send()
+        .onComplete(test.succeeding(response -> test.verify(() -> {
+          assertEquals(200, response.statusCode(), response.bodyAsString());
+          for (Future<HttpResponse<Buffer>> waiter : waiting) {
+            assertFalse(waiter.isComplete(), "a legacy request ended before the other request was answered");
           }
           client.close();
           test.completeNow();
