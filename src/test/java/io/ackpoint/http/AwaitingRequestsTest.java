@@ -50,17 +50,7 @@ class AwaitingRequestsTest {
     }
     // Both waiters hold a slot until their checkpoint is stored; the next request is admitted as soon
     // as one of them has stored it, which the queue would otherwise hold for the whole wait.
-    client.get("/write-checkpoint2.json").addQueryParam("client_id", "c")
-        .putHeader("Authorization", "Token " + TestKeys.token("other"))
-        .send()
-        .onComplete(test.succeeding(response -> test.verify(() -> {
-          assertEquals(200, response.statusCode(), response.bodyAsString());
-          for (Future<HttpResponse<Buffer>> waiter : waiting) {
-            assertFalse(waiter.isComplete(), "an awaiting request ended before the other request was answered");
-          }
-          client.close();
-          test.completeNow();
-        })));
+    anotherRequestIsAnsweredWhileTheyWait(client, waiting, test);
   }
 
   @Test
@@ -70,13 +60,18 @@ class AwaitingRequestsTest {
     for (int i = 0; i < CONCURRENCY; i++) {
       waiting.add(client.get("/write-checkpoint.json").putHeader("Authorization", "Token " + TestKeys.token("legacy" + i)).send());
     }
+    anotherRequestIsAnsweredWhileTheyWait(client, waiting, test);
+  }
+
+  private static void anotherRequestIsAnsweredWhileTheyWait(WebClient client, List<Future<HttpResponse<Buffer>>> waiting,
+                                                            VertxTestContext test) {
     client.get("/write-checkpoint2.json").addQueryParam("client_id", "c")
         .putHeader("Authorization", "Token " + TestKeys.token("other"))
         .send()
         .onComplete(test.succeeding(response -> test.verify(() -> {
           assertEquals(200, response.statusCode(), response.bodyAsString());
           for (Future<HttpResponse<Buffer>> waiter : waiting) {
-            assertFalse(waiter.isComplete(), "a legacy request ended before the other request was answered");
+            assertFalse(waiter.isComplete(), "an awaiting request ended before the other request was answered");
           }
           client.close();
           test.completeNow();
