@@ -58,7 +58,7 @@ public final class EmbeddedDatabase implements AutoCloseable {
       }
       return new EmbeddedDatabase(postgres, postmaster);
     } catch (IOException e) {
-      throw new UncheckedIOException("could not start the embedded PostgreSQL in " + config.dataDir(), e);
+      throw new UncheckedIOException("could not start the embedded PostgreSQL in " + config.dataDir() + ": " + e.getMessage(), e);
     }
   }
 

@@ -4,8 +4,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -19,16 +23,26 @@ import java.util.concurrent.TimeoutException;
  * the data directory's {@code postmaster.pid} and stops it the way PostgreSQL asks to be stopped
  * quickly and safely (SIGINT, a fast shutdown: committed data is kept), so that a restart recovers by
  * itself. A pid file whose process is gone, or is not PostgreSQL, is left for PostgreSQL to handle.
+ *
+ * <p>A server is a leftover only if no live process owns the data directory: the embedded
+ * PostgreSQL library holds a file lock ({@code epg-lock}) on it for as long as its process runs, and
+ * the operating system lets go of it when that process dies, however it dies. A second Ackpoint
+ * started on the directory of one that runs (twice {@code scripts/run}, a new pod on the volume of
+ * an old one that has not stopped yet) refuses to start instead of stopping the database under the
+ * first one.
  */
 final class LeftoverServer {
 
   private static final Logger LOG = LoggerFactory.getLogger(LeftoverServer.class);
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+  /** The file the embedded PostgreSQL library locks while its process runs the server. */
+  private static final String OWNER_LOCK = "epg-lock";
 
   private LeftoverServer() {
   }
 
   static void stopIfRunning(Path dataDir) throws IOException {
+    refuseIfOwned(dataDir);
     Optional<ProcessHandle> server = postmaster(dataDir);
     if (server.isEmpty()) {
       return;
@@ -45,6 +59,26 @@ final class LeftoverServer {
     } catch (ExecutionException | TimeoutException e) {
       throw new IOException("the PostgreSQL left running on " + dataDir + " (pid " + pid + ") did not stop within "
           + STOP_TIMEOUT.toSeconds() + " s; stop it, then start Ackpoint again", e);
+    }
+  }
+
+  /**
+   * Fails if a live process holds the data directory's lock. Taken and let go at once: the embedded
+   * PostgreSQL library takes it for good when it starts the server, right after.
+   */
+  private static void refuseIfOwned(Path dataDir) throws IOException {
+    Path lockFile = dataDir.resolve(OWNER_LOCK);
+    if (!Files.exists(lockFile)) {
+      return;
+    }
+    try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.WRITE);
+         FileLock lock = channel.tryLock()) {
+      if (lock == null) {
+        throw new IOException("it is in use by another running Ackpoint (embedded.data_dir); stop that one first,"
+            + " or give this one a data directory of its own");
+      }
+    } catch (OverlappingFileLockException e) {
+      throw new IOException("it is in use by this process already", e);
     }
   }
 

@@ -48,6 +48,21 @@ class EmbeddedCrashTest {
     }
   }
 
+  @Test
+  void aSecondAckpointOnTheDataDirectoryOfARunningOneRefusesToStartAndLeavesItsDatabaseAlone(@TempDir Path dataDir)
+      throws Exception {
+    String token = TestKeys.handMade(new JsonObject().put("alg", "HS256").put("kid", "dev"),
+        TestKeys.claims("twice").put("aud", "ackpoint"), "iJoVKTbQkCatM5bOb3GMzH-irPqiv-EwBnI_6EVtkv0");
+    try (AckpointProcess first = AckpointProcess.startReady(env(dataDir, TestAckpoint.freePort()))) {
+      assertEquals("1", writeCheckpoint(first, token));
+      AckpointProcess second = AckpointProcess.start(env(dataDir, TestAckpoint.freePort()));
+      assertEquals(1, second.awaitExit());
+      assertTrue(second.log().contains("it is in use by another running Ackpoint"), second.log());
+      assertEquals("2", writeCheckpoint(first, token), "the first one's database still runs");
+      assertEquals(200, first.get("/probes/liveness").statusCode());
+    }
+  }
+
   /**
    * Nothing but a restart of Ackpoint starts its embedded PostgreSQL again: once it has died,
    * liveness says so, and an orchestrator's liveness probe restarts the service, which continues.
