@@ -1,9 +1,13 @@
 package io.ackpoint.auth;
 
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonObject;
@@ -19,6 +23,9 @@ import java.util.List;
  * logged. Used on one event loop only.
  */
 final class RemoteJwks {
+
+  /** A key set of hundreds of RSA keys is tens of KB. */
+  static final int MAX_DOCUMENT_BYTES = 1024 * 1024;
 
   private final HttpClient client;
   private final String uri;
@@ -62,7 +69,7 @@ final class RemoteJwks {
           if (resp.statusCode() != 200) {
             return Future.failedFuture("the JWKS endpoint answered " + resp.statusCode());
           }
-          return resp.body();
+          return boundedBody(resp);
         })
         .map(body -> keysOf(new JsonObject(body)))
         .onFailure(cause -> {
@@ -71,6 +78,46 @@ final class RemoteJwks {
         });
     inFlight = fetch;
     return fetch.onComplete(ar -> inFlight = null);
+  }
+
+  /**
+   * The response's body, failed (and the request reset) once it is larger than a key set has any
+   * reason to be: read whole into memory, an endless or huge answer from a misconfigured or hostile
+   * endpoint would otherwise take the heap, at every refresh of every event loop.
+   */
+  private static Future<Buffer> boundedBody(HttpClientResponse resp) {
+    if (declaredTooLarge(resp.getHeader(HttpHeaders.CONTENT_LENGTH))) {
+      resp.request().reset();
+      return Future.failedFuture(tooLarge());
+    }
+    Promise<Buffer> body = Promise.promise();
+    Buffer received = Buffer.buffer();
+    resp.handler(chunk -> {
+      if (body.future().isComplete()) {
+        return;
+      }
+      if (received.length() + chunk.length() > MAX_DOCUMENT_BYTES) {
+        body.fail(tooLarge());
+        resp.request().reset();
+        return;
+      }
+      received.appendBuffer(chunk);
+    });
+    resp.exceptionHandler(body::tryFail);
+    resp.endHandler(v -> body.tryComplete(received));
+    return body.future();
+  }
+
+  private static boolean declaredTooLarge(String contentLength) {
+    try {
+      return contentLength != null && Long.parseLong(contentLength.trim()) > MAX_DOCUMENT_BYTES;
+    } catch (NumberFormatException e) {
+      return true;
+    }
+  }
+
+  private static IllegalStateException tooLarge() {
+    return new IllegalStateException("the JWKS document is larger than " + MAX_DOCUMENT_BYTES / 1024 + " KB");
   }
 
   /** Only an explicit list revokes keys: a document without one (such as {@code {}}) fails the fetch. */

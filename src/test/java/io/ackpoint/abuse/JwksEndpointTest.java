@@ -36,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(VertxExtension.class)
 class JwksEndpointTest {
 
-  enum Mode { UP, DOWN, SLOW }
+  enum Mode { UP, DOWN, SLOW, HUGE, HUGE_CHUNKED }
 
   private static final String ROTATED_KID = "rotated-in";
 
@@ -57,8 +57,15 @@ class JwksEndpointTest {
         case UP -> req.response().putHeader("content-type", "application/json").end(published.encode());
         case DOWN -> req.response().setStatusCode(503).end();
         case SLOW -> { } // never answers
+        // A key set of valid keys, padded past the size limit, announced or not.
+        case HUGE -> req.response().putHeader("content-type", "application/json").end(padded());
+        case HUGE_CHUNKED -> req.response().setChunked(true).putHeader("content-type", "application/json").end(padded());
       }
     }).listen(0, "127.0.0.1"));
+  }
+
+  private String padded() {
+    return published.copy().put("padding", "x".repeat(2 * 1024 * 1024)).encode();
   }
 
   private Promise<Void> arrival(int n) {
@@ -197,6 +204,20 @@ class JwksEndpointTest {
       assertEquals(200, known.statusCode(), known.bodyAsString());
       assertEquals(i + 1.0, app.ackpoint.meterRegistry().get("ackpoint.jwks.fetch.failures").counter().count());
     }
+  }
+
+  @Test
+  void aDocumentLargerThanAKeySetHasReasonToBeIsAFailedFetchWhetherItSaysSoOrNot() {
+    start("0s");
+    published = onlyTheRotatedKey();
+    for (Mode huge : List.of(Mode.HUGE, Mode.HUGE_CHUNKED)) {
+      mode = huge;
+      assertEquals("ACK_AUTH_UNKNOWN_KEY", ApiClient.errorCode(app.api.writeCheckpoint2(tokenOfKey(ROTATED_KID, TestKeys.OTHER_SECRET), "c")),
+          huge + ": its keys are not taken");
+      var known = app.api.writeCheckpoint2(TestKeys.token(vertx, "jwks-user"), "c");
+      assertEquals(200, known.statusCode(), known.bodyAsString());
+    }
+    assertEquals(2.0, app.ackpoint.meterRegistry().get("ackpoint.jwks.fetch.failures").counter().count());
   }
 
   @Test
