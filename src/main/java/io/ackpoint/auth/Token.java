@@ -2,6 +2,7 @@ package io.ackpoint.auth;
 
 import io.ackpoint.AckpointException;
 import io.ackpoint.AckpointError;
+import io.ackpoint.core.StrictJson;
 import io.ackpoint.core.Utf8;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
@@ -17,6 +18,7 @@ import java.util.Base64;
 record Token(String compact, String alg, String kid, Claims claims) {
 
   private static final Base64.Decoder BASE64URL = Base64.getUrlDecoder();
+  private static final Base64.Encoder BASE64URL_OUT = Base64.getUrlEncoder().withoutPadding();
 
   /** Parses {@code compact}, or throws an {@link AckpointException} that says what is wrong with it. */
   static Token parse(String compact) {
@@ -34,6 +36,7 @@ record Token(String compact, String alg, String kid, Claims claims) {
     if (alg == null) {
       throw malformed("header parameter alg is required");
     }
+    signature(parts[2], alg);
     String kid = string(header, "kid");
     string(header, "typ");
     if (header.containsKey("crit")) {
@@ -45,24 +48,57 @@ record Token(String compact, String alg, String kid, Claims claims) {
   }
 
   /**
-   * The JSON object in a base64url segment, in strict UTF-8: the JSON parser (the signature verifier's
-   * too) would read an overlong form as another character, and a {@code sub} as another user.
+   * The JSON object in a base64url segment, in strict UTF-8 and strict JSON: the JSON parser (the
+   * signature verifier's too) would read an overlong form as another character, and of two
+   * {@code sub} members keep the last, while whatever else reads the token may keep the first.
    */
   private static JsonObject json(String segment, String what) {
-    byte[] bytes;
-    try {
-      bytes = BASE64URL.decode(segment);
-    } catch (IllegalArgumentException e) {
-      throw malformed("the token's " + what + " is not a base64url-encoded JSON object");
-    }
+    byte[] bytes = canonicalBase64url(segment, what);
     if (!Utf8.isWellFormed(bytes)) {
       throw malformed("the token's " + what + " is not well-formed UTF-8");
+    }
+    String problem = StrictJson.problem(bytes);
+    if (problem != null) {
+      throw malformed("the token's " + what + " " + problem);
     }
     try {
       return new JsonObject(Buffer.buffer(bytes));
     } catch (RuntimeException e) {
       throw malformed("the token's " + what + " is not a base64url-encoded JSON object");
     }
+  }
+
+  /**
+   * The signature's bytes must be written one way only, and have the size of the algorithm's
+   * signatures where that is fixed: an ES256 signature is R and S, 32 bytes each (RFC 7518 section
+   * 3.4), not the DER encoding that the verifier also takes. Otherwise one token could be sent as
+   * several different strings (trailing padding, the unused low bits of the last character, another
+   * encoding of the same signature) that all verify, and count, cache and log as different tokens.
+   */
+  private static void signature(String segment, String alg) {
+    byte[] bytes = canonicalBase64url(segment, "signature");
+    int expected = switch (alg) {
+      case "HS256" -> 32;
+      case "ES256" -> 64;
+      default -> bytes.length;
+    };
+    if (bytes.length != expected) {
+      throw malformed("an " + alg + " signature has " + expected + " bytes, not " + bytes.length);
+    }
+  }
+
+  /** The bytes of a base64url segment written the one way RFC 7515 writes it: unpadded, unused bits zero. */
+  private static byte[] canonicalBase64url(String segment, String what) {
+    byte[] bytes;
+    try {
+      bytes = BASE64URL.decode(segment);
+    } catch (IllegalArgumentException e) {
+      throw malformed("the token's " + what + " is not base64url");
+    }
+    if (!BASE64URL_OUT.encodeToString(bytes).equals(segment)) {
+      throw malformed("the token's " + what + " is not base64url as a JWT writes it (no padding, unused bits zero)");
+    }
+    return bytes;
   }
 
   /** The string parameter {@code name}, or null when absent; present with another JSON type (null included) is malformed. */

@@ -7,6 +7,7 @@ import io.ackpoint.core.CheckpointCommand;
 import io.ackpoint.core.CheckpointCreated;
 import io.ackpoint.core.FullUserId;
 import io.ackpoint.core.LocalCodec;
+import io.ackpoint.core.StrictJson;
 import io.ackpoint.core.Utf8;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -153,7 +154,7 @@ final class CheckpointRoutes {
     }
     String problem = StrictJson.problem(bytes);
     if (problem != null) {
-      throw AckpointError.INVALID_JSON.exception(problem);
+      throw AckpointError.INVALID_JSON.exception("the request body " + problem);
     }
     Object parsed;
     try {

@@ -171,6 +171,31 @@ class AuthenticationTest {
         TestKeys.SECRET), "ACK_AUTH_MALFORMED", "UTF-8");
   }
 
+  /** One token, one string: other spellings of a valid signature are refused, though they decode to it. */
+  @Test
+  void aSignatureWrittenAnotherWayThanAJwtWritesItIs401Malformed() {
+    String token = TestKeys.handMade(HS256_HEADER, TestKeys.claims("spelled").encode(), TestKeys.SECRET);
+    assertAccepted("Token " + token);
+    assertRejected("Token " + token + "=", "ACK_AUTH_MALFORMED", "no padding");
+    String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    char last = token.charAt(token.length() - 1);
+    // 32 bytes take 43 characters, whose last 2 bits are unused: flipping one changes no byte.
+    char sameBytes = alphabet.charAt(alphabet.indexOf(last) ^ 1);
+    assertRejected("Token " + token.substring(0, token.length() - 1) + sameBytes, "ACK_AUTH_MALFORMED", "unused bits zero");
+  }
+
+  /** Of two members of one name, the verifier keeps one and a gateway or log in front may keep the other. */
+  @Test
+  void aTokenWhoseHeaderOrClaimsAreNotStrictJsonIs401Malformed() {
+    String claims = TestKeys.claims("first").encode();
+    String twoSubs = claims.substring(0, claims.length() - 1) + ",\"sub\":\"second\"}";
+    assertRejected("Token " + TestKeys.handMade(HS256_HEADER, twoSubs, TestKeys.SECRET), "ACK_AUTH_MALFORMED", "names a member twice");
+    String twoAlgs = HS256_HEADER.substring(0, HS256_HEADER.length() - 1) + ",\"alg\":\"HS256\"}";
+    assertRejected("Token " + TestKeys.handMade(twoAlgs, claims, TestKeys.SECRET), "ACK_AUTH_MALFORMED", "names a member twice");
+    String commented = "/* c */" + claims;
+    assertRejected("Token " + TestKeys.handMade(HS256_HEADER, commented, TestKeys.SECRET), "ACK_AUTH_MALFORMED", "not valid JSON");
+  }
+
   @Test
   void malformedTokenIs401Malformed() {
     assertRejected("Token not-a-jwt", "ACK_AUTH_MALFORMED");
