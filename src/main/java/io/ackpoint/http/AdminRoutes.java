@@ -10,6 +10,8 @@ import io.vertx.ext.web.RoutingContext;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Operator routes, behind {@code admin.token}: 403 while no token is configured, 401 for a wrong one.
@@ -18,6 +20,8 @@ import java.security.MessageDigest;
  */
 final class AdminRoutes {
 
+  /** As for the client routes (RFC 9110 section 11.1): the scheme in any case, one or more spaces, nothing after the token. */
+  private static final Pattern BEARER = Pattern.compile("^Bearer +(\\S+)$", Pattern.CASE_INSENSITIVE);
   private static final DeliveryOptions COMPACTION = new DeliveryOptions().setSendTimeout(10 * 60_000);
   private static final DeliveryOptions STATUS = new DeliveryOptions().setSendTimeout(15_000);
 
@@ -37,9 +41,10 @@ final class AdminRoutes {
       return;
     }
     String header = ctx.request().getHeader(HttpHeaders.AUTHORIZATION);
-    byte[] given = header != null && header.startsWith("Bearer ")
-        ? header.substring("Bearer ".length()).getBytes(StandardCharsets.UTF_8) : new byte[0];
+    Matcher bearer = header == null ? null : BEARER.matcher(header);
+    byte[] given = bearer != null && bearer.matches() ? bearer.group(1).getBytes(StandardCharsets.UTF_8) : new byte[0];
     if (!MessageDigest.isEqual(token, given)) {
+      ctx.response().putHeader("WWW-Authenticate", "Bearer");
       Responses.error(ctx.response(), AckpointError.ADMIN_UNAUTHORIZED);
       return;
     }

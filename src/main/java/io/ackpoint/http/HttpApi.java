@@ -76,6 +76,7 @@ public final class HttpApi {
     router.route().handler(ctx -> measure(ctx, settings.listener(), routePaths));
     router.route().handler(Cors.handler(config.http().corsAllowedOrigins()));
     router.route().handler(new StrictQuery());
+    router.route().handler(new TransferCodings());
     Authentication authentication = new Authentication(authenticator);
     Admission checkpointing = new Admission(settings.queues().checkpointing());
     Admission streaming = new Admission(settings.queues().stream());
@@ -128,6 +129,9 @@ public final class HttpApi {
     router.errorHandler(413, ctx -> Responses.error(ctx.response(), AckpointError.PAYLOAD_TOO_LARGE,
         "the request body exceeds " + config.http().bodyLimit() + " bytes"));
     router.errorHandler(400, ctx -> Responses.error(ctx.response(), AckpointError.BAD_REQUEST));
+    // The body handler answers an Expect other than 100-continue with 417; without a handler of its
+    // own, that was plain text, and an ERROR line in the log for any client to provoke.
+    router.errorHandler(417, ctx -> Responses.error(ctx.response(), AckpointError.EXPECTATION_FAILED));
     router.errorHandler(500, HttpApi::internalError);
     router.errorHandler(200, HttpApi::bodyNotRead);
     return router;
@@ -154,7 +158,9 @@ public final class HttpApi {
   private static void measure(RoutingContext ctx, HttpListener listener, Set<String> routePaths) {
     long start = System.nanoTime();
     ctx.addEndHandler(v -> {
-      String path = ctx.request().path();
+      // The path as the router matched it: //write-checkpoint2.json or /x/../write-checkpoint2.json
+      // is served by /write-checkpoint2.json and counted there.
+      String path = ctx.normalizedPath();
       String route = path != null && routePaths.contains(path) ? path : "unmatched";
       listener.request(route, ctx.response().getStatusCode(), System.nanoTime() - start);
     });

@@ -48,10 +48,15 @@ public final class HttpVerticle extends VerticleBase {
    * text, since browsers, scrapers and the PowerSync SDKs never use h2c, and a client that offered the
    * upgrade (the JDK's does) sometimes got an HTTP/1.1 body on a connection it took for HTTP/2; and a
    * connection on which nothing moves for {@code idleTimeout} is closed ({@code http.idle_timeout}).
+   * Headers may take 16 KB, twice Vert.x's default: a JWT from an identity provider that lists a
+   * user's groups or roles outgrows 8 KB (larger headers get 431).
    */
+  static final int MAX_HEADER_BYTES = 16 * 1024;
+
   static HttpServerOptions serverOptions(Duration idleTimeout) {
     return new HttpServerOptions()
         .setHttp2ClearTextEnabled(false)
+        .setMaxHeaderSize(MAX_HEADER_BYTES)
         .setIdleTimeout((int) idleTimeout.toMillis())
         .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
   }

@@ -45,9 +45,13 @@ class CompactionTest {
   }
 
   private HttpResponse<Buffer> compact(String adminToken) {
+    return compactAuthorized(adminToken == null ? null : "Bearer " + adminToken);
+  }
+
+  private HttpResponse<Buffer> compactAuthorized(String authorization) {
     var request = app.api().request(HttpMethod.POST, "/admin/compact");
-    if (adminToken != null) {
-      request.putHeader("Authorization", "Bearer " + adminToken);
+    if (authorization != null) {
+      request.putHeader("Authorization", authorization);
     }
     return ApiClient.send(request, null);
   }
@@ -115,6 +119,15 @@ class CompactionTest {
     assertEquals(401, compact(null).statusCode());
     assertEquals(401, compact("wrong").statusCode());
     assertEquals(401, compact(token).statusCode(), "a user's JWT is not an admin token");
+    assertEquals("Bearer", compact("wrong").getHeader("WWW-Authenticate"));
+  }
+
+  /** The scheme as the client routes take it (RFC 9110): any case, one or more spaces, nothing else after the token. */
+  @Test
+  void theAdminSchemeIsReadAsTheClientRoutesReadTheirs() {
+    assertEquals(200, compactAuthorized("bearer " + ADMIN).statusCode());
+    assertEquals(200, compactAuthorized("Bearer   " + ADMIN).statusCode());
+    assertEquals(401, compactAuthorized("Bearer " + ADMIN + " extra").statusCode());
   }
 
   @Test

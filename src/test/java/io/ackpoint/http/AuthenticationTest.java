@@ -196,6 +196,22 @@ class AuthenticationTest {
     assertRejected("Token " + TestKeys.handMade(HS256_HEADER, commented, TestKeys.SECRET), "ACK_AUTH_MALFORMED", "not valid JSON");
   }
 
+  /** Identity providers put a user's groups in the token: 8 KB of headers (Vert.x's default) is not enough. */
+  @Test
+  void aTokenListingManyGroupsFitsAndHeadersBeyond16KbAreA431() {
+    io.vertx.core.json.JsonArray groups = new io.vertx.core.json.JsonArray();
+    for (int i = 0; i < 300; i++) {
+      groups.add("group-of-the-organisation-" + i);
+    }
+    String token = TestKeys.handMade(HS256_HEADER, TestKeys.claims("member").put("groups", groups).encode(), TestKeys.SECRET);
+    assertTrue(token.length() > 10_000, "a token of " + token.length() + " characters");
+    assertAccepted("Token " + token);
+    HttpResponse<Buffer> tooLarge = ApiClient.send(api.request(HttpMethod.GET, "/write-checkpoint2.json?client_id=c")
+        .putHeader("Authorization", "Token " + token).putHeader("X-Padding", "x".repeat(16 * 1024)), null);
+    assertEquals(431, tooLarge.statusCode());
+    assertEquals("ACK_HEADERS_TOO_LARGE", errorCode(tooLarge));
+  }
+
   @Test
   void malformedTokenIs401Malformed() {
     assertRejected("Token not-a-jwt", "ACK_AUTH_MALFORMED");

@@ -170,6 +170,16 @@ class CheckpointApiTest {
   }
 
   @Test
+  void aRequestToAnotherSpellingOfARoutesPathIsCountedUnderTheRoute() {
+    for (String path : new String[] {"//whoami", "/x/../whoami"}) {
+      HttpResponse<Buffer> response = ApiClient.send(app.api().request(HttpMethod.GET, path).putHeader("Authorization", "Token " + token), null);
+      assertEquals(200, response.statusCode(), path);
+    }
+    String text = app.running().metrics();
+    assertTrue(text.contains("ackpoint_http_requests_seconds_count{route=\"/whoami\",status=\"200\"} 2"), text);
+  }
+
+  @Test
   void whoamiAnswersTheTokensSubject() {
     HttpResponse<Buffer> response = ApiClient.send(app.api().request(HttpMethod.GET, "/whoami").putHeader("Authorization", "Token " + token), null);
     assertEquals("u1", data(response).getString("user_id"));

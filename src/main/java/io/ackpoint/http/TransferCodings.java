@@ -1,0 +1,51 @@
+package io.ackpoint.http;
+
+import io.ackpoint.AckpointError;
+import io.vertx.core.Handler;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.ext.web.RoutingContext;
+
+import java.util.HashSet;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Request bodies framed by a transfer coding. Only {@code chunked} is understood: a body sent with
+ * another coding (gzip, say) is refused with 501, as RFC 9112 section 6.1 asks, rather than read as
+ * if it were plain. And a request that came with a transfer coding is the last one served on its
+ * connection: Netty drops a {@code Content-Length} sent beside {@code Transfer-Encoding}, so the
+ * request that smuggles a second one past a proxy reading the other header cannot be told from an
+ * honest chunked one here; RFC 9112 asks the server to close the connection after it, and whatever
+ * the client pipelined behind it is dropped with the connection, not answered. One instance per
+ * router, used on its event loop only.
+ */
+final class TransferCodings implements Handler<RoutingContext> {
+
+  private final Set<HttpConnection> ending = new HashSet<>();
+
+  @Override
+  public void handle(RoutingContext ctx) {
+    HttpConnection connection = ctx.request().connection();
+    if (ending.contains(connection)) {
+      ctx.response().reset();
+      return;
+    }
+    if (!ctx.request().headers().contains(HttpHeaders.TRANSFER_ENCODING)) {
+      ctx.next();
+      return;
+    }
+    if (ending.add(connection)) {
+      connection.closeHandler(closed -> ending.remove(connection));
+    }
+    // The header tells the client; Vert.x keeps a connection open unless the request asked otherwise.
+    ctx.response().putHeader(HttpHeaders.CONNECTION, "close");
+    ctx.addEndHandler(ended -> connection.close());
+    String codings = String.join(",", ctx.request().headers().getAll(HttpHeaders.TRANSFER_ENCODING));
+    if (!codings.trim().toLowerCase(Locale.ROOT).equals("chunked")) {
+      Responses.error(ctx.response(), AckpointError.TRANSFER_CODING_NOT_IMPLEMENTED);
+      return;
+    }
+    ctx.next();
+  }
+}
