@@ -134,8 +134,11 @@ final class CheckpointRoutes {
     if (wait == null || wait.isEmpty()) {
       return 0;
     }
-    if (!wait.matches("\\d{1,6}")) {
+    if (!wait.matches("\\d+")) {
       throw AckpointError.INVALID_WAIT.exception();
+    }
+    if (wait.length() > 6) {
+      throw AckpointError.INVALID_WAIT.exception("wait must be at most " + maxWait.toSeconds() + " seconds");
     }
     long millis = Long.parseLong(wait) * 1000;
     if (millis > maxWait.toMillis()) {

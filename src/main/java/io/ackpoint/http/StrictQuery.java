@@ -12,7 +12,10 @@ import java.nio.charset.StandardCharsets;
 /**
  * Refuses (400) a query string that is not well-formed percent-encoded UTF-8. A lenient decoder turns
  * a stray {@code %} into an exception and every malformed byte sequence into U+FFFD, so that two
- * different client ids would become the same one; after this check, decoding is exact.
+ * different client ids would become the same one; after this check, decoding is exact. Refuses a
+ * parameter given twice too ({@code ?client_id=a&client_id=b}): the routes would read the first,
+ * and whatever reads the request in front of Ackpoint perhaps the last, as with a JSON member named
+ * twice.
  */
 final class StrictQuery implements Handler<RoutingContext> {
 
@@ -22,6 +25,12 @@ final class StrictQuery implements Handler<RoutingContext> {
     if (query != null && !wellFormed(query)) {
       Responses.error(ctx.response(), AckpointError.INVALID_QUERY);
       return;
+    }
+    for (String name : ctx.queryParams().names()) {
+      if (ctx.queryParam(name).size() > 1) {
+        Responses.error(ctx.response(), AckpointError.INVALID_QUERY, "query parameter " + name + " is given more than once");
+        return;
+      }
     }
     ctx.next();
   }

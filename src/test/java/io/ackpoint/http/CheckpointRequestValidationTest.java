@@ -20,6 +20,7 @@ import java.util.HexFormat;
 
 import static io.ackpoint.support.ApiClient.errorCode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** SPEC section 2: every rejected form of checkpoint_request_id and client_id is a 400 that stores nothing. */
 @ExtendWith(VertxExtension.class)
@@ -91,6 +92,20 @@ class CheckpointRequestValidationTest {
     HttpResponse<Buffer> response = api.checkpointRequest(token, body);
     assertEquals(400, response.statusCode(), response.bodyAsString());
     assertEquals("ACK_INVALID_JSON", errorCode(response));
+    assertEquals(0, sql.checkpointRows());
+  }
+
+  @ParameterizedTest(name = "wait={0}")
+  @ValueSource(strings = {"-1", "1.5", "ten", "1e3", "99999999999999999999"})
+  void aWaitThatIsNotAWholeNumberOfSecondsWithinTheLimitIs400AndStoresNothing(String wait) {
+    HttpResponse<Buffer> response = ApiClient.send(api.request(HttpMethod.POST, "/sync/checkpoint-request?wait=" + wait)
+        .putHeader("Authorization", "Token " + token).putHeader("content-type", "application/json"),
+        Buffer.buffer("{\"client_id\":\"c\",\"checkpoint_request_id\":\"50\"}"));
+    assertEquals(400, response.statusCode(), response.bodyAsString());
+    assertEquals("ACK_INVALID_WAIT", errorCode(response));
+    if (wait.length() > 6) {
+      assertTrue(response.bodyAsString().contains("at most"), response.bodyAsString());
+    }
     assertEquals(0, sql.checkpointRows());
   }
 

@@ -67,9 +67,10 @@ class IdentityTest {
   }
 
   @Test
-  void clientIdsThatAreNotWellFormedPercentEncodedUtf8AreRefusedNotMerged() {
+  void clientIdsThatAreNotWellFormedPercentEncodedUtf8OrGivenTwiceAreRefusedNotMerged() {
     String token = TestKeys.token("bytes");
-    for (String query : new String[] {"client_id=%ED%A0%80", "client_id=%FF", "client_id=%", "client_id=%zz", "client_id=%C3"}) {
+    for (String query : new String[] {"client_id=%ED%A0%80", "client_id=%FF", "client_id=%", "client_id=%zz", "client_id=%C3",
+        "client_id=a&client_id=b", "client_id=a&client_id=a"}) {
       var response = io.ackpoint.support.ApiClient.send(app.api().request(io.vertx.core.http.HttpMethod.GET,
           "/write-checkpoint2.json?" + query).putHeader("Authorization", "Token " + token), null);
       assertEquals(400, response.statusCode(), query + ": " + response.bodyAsString());
