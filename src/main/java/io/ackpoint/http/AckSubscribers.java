@@ -97,13 +97,20 @@ final class AckSubscribers {
     }
   }
 
-  /** Ends every open stream (graceful shutdown); waiters are released by their own deadline or request end. */
+  /**
+   * Graceful shutdown: ends every open stream, and every awaiting request stops waiting, answering
+   * {@code acknowledged: false} once its checkpoint is stored. Left to their own deadlines, waits
+   * longer than the shutdown's grace had their connections closed unanswered, their checkpoints
+   * stored.
+   */
   void endAll() {
     List<AckSubscriber> all = new ArrayList<>(size);
     byUser.values().forEach(all::addAll);
     for (AckSubscriber s : all) {
       if (s instanceof AckStream stream) {
         stream.end();
+      } else if (s instanceof AckWaiter waiter) {
+        waiter.cancel();
       }
     }
   }

@@ -57,8 +57,8 @@ public final class HttpApi {
     return router;
   }
 
-  /** Ends every open stream: they never end by themselves. */
-  public void endStreams() {
+  /** Ends every open stream and every awaiting request's wait: neither ends by itself in time for a shutdown. */
+  public void endStreamsAndWaits() {
     subscribers.endAll();
   }
 

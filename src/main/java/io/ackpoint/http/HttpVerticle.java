@@ -62,16 +62,16 @@ public final class HttpVerticle extends VerticleBase {
   }
 
   /**
-   * Streams never end by themselves: they end first; then in-flight requests finish (their batches
-   * still run) while no new connection is accepted, for at most half of {@code shutdown.timeout}:
-   * the batcher, undeployed next, needs the rest to drain.
+   * Streams never end by themselves: they end first, and awaiting requests stop waiting; then
+   * in-flight requests finish (their batches still run) while no new connection is accepted, for at
+   * most half of {@code shutdown.timeout}: the batcher, undeployed next, needs the rest to drain.
    */
   @Override
   public Future<?> stop() {
     if (api == null) {
       return Future.succeededFuture();
     }
-    api.endStreams();
+    api.endStreamsAndWaits();
     Future<Void> closed = server == null ? Future.succeededFuture() : server.shutdown(settings.config().shutdownTimeout().toMillis() / 2, TimeUnit.MILLISECONDS);
     return closed.eventually(api::close);
   }

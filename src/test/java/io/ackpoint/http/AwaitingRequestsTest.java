@@ -1,6 +1,7 @@
 package io.ackpoint.http;
 
 import io.ackpoint.support.AckpointExtension;
+import io.ackpoint.support.RunningAckpoint;
 import io.ackpoint.support.TestKeys;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -20,6 +21,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Requests that await their acknowledgement ({@code ?wait=}, and the legacy route's wait for a head)
@@ -61,6 +63,33 @@ class AwaitingRequestsTest {
       waiting.add(client.get("/write-checkpoint.json").putHeader("Authorization", "Token " + TestKeys.token("legacy" + i)).send());
     }
     anotherRequestIsAnsweredWhileTheyWait(client, waiting, test);
+  }
+
+  /** A shutdown's grace is shorter than a long wait: the request is answered, not dropped with its connection. */
+  @Test
+  void aShutdownAnswersAwaitingRequestsThatTheirCheckpointIsNotAcknowledgedYet(Vertx vertx, VertxTestContext test)
+      throws InterruptedException {
+    RunningAckpoint own = RunningAckpoint.fresh(vertx, config -> config);
+    WebClient client = WebClient.create(vertx, new WebClientOptions().setDefaultPort(own.port()));
+    Future<HttpResponse<Buffer>> waiting = client.post("/sync/checkpoint-request").addQueryParam("wait", "50")
+        .putHeader("Authorization", "Token " + TestKeys.token("shutdown"))
+        .sendJsonObject(new JsonObject().put("client_id", "c").put("checkpoint_request_id", "9"));
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (own.sql.checkpointRows() == 0) {
+      assertTrue(System.nanoTime() < deadline, "the awaiting request's checkpoint was stored; answered: "
+          + (waiting.isComplete() ? waiting.result().statusCode() + " " + waiting.result().bodyAsString() : "not yet"));
+      Thread.sleep(5);
+    }
+    own.sql.close();
+    own.ackpoint.close();
+    waiting.onComplete(test.succeeding(response -> test.verify(() -> {
+      assertEquals(200, response.statusCode(), response.bodyAsString());
+      JsonObject data = response.bodyAsJsonObject().getJsonObject("data");
+      assertEquals("9", data.getString("checkpoint_request_id"));
+      assertEquals(false, data.getBoolean("acknowledged"));
+      client.close();
+      test.completeNow();
+    })));
   }
 
   private static void anotherRequestIsAnsweredWhileTheyWait(WebClient client, List<Future<HttpResponse<Buffer>>> waiting,
