@@ -78,7 +78,13 @@ public final class Main {
       // One line an operator can act on: what failed, and where; the trace only for debugging.
       System.err.println("ackpoint: could not start: " + reason(e));
       LOG.debug("start-up failure", e);
-      vertx.close().await(10, TimeUnit.SECONDS);
+      // Exits whatever closing does: a start-up stuck on a database that never answers may leave
+      // Vert.x unable to close in time, and its threads would keep a process without a port alive.
+      try {
+        vertx.close().await(10, TimeUnit.SECONDS);
+      } catch (Exception closing) {
+        LOG.debug("Vert.x did not close after the failed start", closing);
+      }
       System.exit(1);
       return;
     }
