@@ -8,10 +8,13 @@ import org.postgresql.PGConnection;
 import org.postgresql.PGProperty;
 import org.postgresql.replication.LogSequenceNumber;
 import org.postgresql.replication.PGReplicationStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -36,6 +39,8 @@ import java.util.concurrent.TimeUnit;
  * confirmed is sent again by the slot on the next connection.
  */
 final class PgLogicalStream implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PgLogicalStream.class);
 
   /** What one message showed: a position, and the custom checkpoints committed at it (usually none). */
   record Observed(String position, List<CustomCheckpoint> custom) {
@@ -101,6 +106,11 @@ final class PgLogicalStream implements AutoCloseable {
     Connection connection = DriverManager.getConnection(url, props);
     try {
       PGConnection pg = connection.unwrap(PGConnection.class);
+      if (customTable == null && dropIfInvalidated(connection, config.slotName())) {
+        LOG.warn("replication slot {} was invalidated by the source (it held back more WAL than max_slot_wal_keep_size"
+            + " allows): dropped and created again; the marker written after this reconnect acknowledges what is pending",
+            config.slotName());
+      }
       if (!slotExists(connection, config.slotName())) {
         pg.getReplicationAPI().createReplicationSlot().logical()
             .withSlotName(config.slotName())
@@ -125,6 +135,24 @@ final class PgLogicalStream implements AutoCloseable {
   /** The heartbeat marker moves the stream at least this often; silence beyond means a dead connection. */
   private static Duration silenceLimit(ReplicationConfig config) {
     return Duration.ofSeconds(Math.max(60, config.heartbeatInterval().toSeconds() * 3));
+  }
+
+  /**
+   * A slot the source invalidated (its WAL was removed: {@code wal_status} lost) can never stream
+   * again; only a new slot can. With generated checkpoints the slot carries nothing but Ackpoint's
+   * markers, and a marker follows every reconnect, so a new slot loses nothing: every pending
+   * checkpoint's head is before that marker. Not in custom mode, where the lost WAL held the
+   * application's checkpoints: an operator decides there (readiness says why).
+   */
+  private static boolean dropIfInvalidated(Connection connection, String slot) throws SQLException {
+    // wal_status read through to_jsonb: the column exists from PostgreSQL 13 on.
+    try (PreparedStatement s = connection.prepareStatement("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots r"
+        + " WHERE slot_name = ? AND NOT active AND to_jsonb(r) ->> 'wal_status' = 'lost'")) {
+      s.setString(1, slot);
+      try (ResultSet rs = s.executeQuery()) {
+        return rs.next();
+      }
+    }
   }
 
   private static boolean slotExists(Connection connection, String slot) throws SQLException {
