@@ -27,7 +27,8 @@ public record AckpointConfig(
 
   public record HttpConfig(boolean enabled, String host, int port, int instances, int eventLoops, int bodyLimit,
                            List<String> corsAllowedOrigins,
-                           QueueLimits checkpointing, QueueLimits stream, QueueLimits api, Duration idleTimeout) {
+                           QueueLimits checkpointing, QueueLimits stream, QueueLimits api, Duration idleTimeout,
+                           int maxConnections) {
 
   }
 

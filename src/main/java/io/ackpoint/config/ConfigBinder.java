@@ -42,7 +42,8 @@ final class ConfigBinder {
         queue(r, "http.queues.checkpointing"),
         queue(r, "http.queues.stream"),
         queue(r, "http.queues.api"),
-        positive(r, "http.idle_timeout"));
+        positive(r, "http.idle_timeout"),
+        r.integer("http.max_connections", 0, Integer.MAX_VALUE));
     AuthConfig auth = new AuthConfig(
         r.stringList("auth.audience"),
         r.object("auth.jwks"),

@@ -16,6 +16,17 @@ public interface HttpListener {
   default void request(String route, int status, long nanos) {
   }
 
+  /** A connection was accepted on Ackpoint's own HTTP port. */
+  default void connectionOpened() {
+  }
+
+  default void connectionClosed() {
+  }
+
+  /** A connection was closed as soon as accepted: http.max_connections were open. */
+  default void connectionRefused() {
+  }
+
   default void streamOpened() {
   }
 

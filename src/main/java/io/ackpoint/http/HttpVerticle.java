@@ -37,7 +37,8 @@ public final class HttpVerticle extends VerticleBase {
           .setTcpNoDelay(true)
           .setStrictThreadMode(true));
       String where = settings.config().http().host() + ":" + settings.config().http().port();
-      return server.requestHandler(api.router()).invalidRequestHandler(HttpApi::invalidRequest).listen()
+      return server.connectionHandler(settings.connections()::accept)
+          .requestHandler(api.router()).invalidRequestHandler(HttpApi::invalidRequest).listen()
           .recover(e -> Future.failedFuture(new IllegalStateException(
               "could not listen on " + where + " (http.host, http.port): " + e.getMessage(), e)));
     });

@@ -6,9 +6,10 @@ import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.RoutingContext;
 
-import java.util.HashSet;
+import java.util.Collections;
 import java.util.Locale;
 import java.util.Set;
+import java.util.WeakHashMap;
 
 /**
  * Request bodies framed by a transfer coding. Only {@code chunked} is understood: a body sent with
@@ -22,7 +23,8 @@ import java.util.Set;
  */
 final class TransferCodings implements Handler<RoutingContext> {
 
-  private final Set<HttpConnection> ending = new HashSet<>();
+  /** Weak: a connection leaves when it is gone (its close handler is the connection limit's). */
+  private final Set<HttpConnection> ending = Collections.newSetFromMap(new WeakHashMap<>());
 
   @Override
   public void handle(RoutingContext ctx) {
@@ -35,9 +37,7 @@ final class TransferCodings implements Handler<RoutingContext> {
       ctx.next();
       return;
     }
-    if (ending.add(connection)) {
-      connection.closeHandler(closed -> ending.remove(connection));
-    }
+    ending.add(connection);
     // The header tells the client; Vert.x keeps a connection open unless the request asked otherwise.
     ctx.response().putHeader(HttpHeaders.CONNECTION, "close");
     ctx.addEndHandler(ended -> connection.close());

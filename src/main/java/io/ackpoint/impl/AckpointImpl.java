@@ -20,6 +20,7 @@ import io.ackpoint.core.PositionReachedCodec;
 import io.ackpoint.embedded.EmbeddedDatabase;
 import io.ackpoint.http.HttpApi;
 import io.ackpoint.http.HttpQueues;
+import io.ackpoint.http.ConnectionLimit;
 import io.ackpoint.http.HttpSettings;
 import io.ackpoint.http.HttpVerticle;
 import io.ackpoint.http.MetricsVerticle;
@@ -124,6 +125,7 @@ public final class AckpointImpl implements Ackpoint {
     Supplier<String> livenessProblem = () -> embedded == null || embedded.isRunning() ? null
         : "the embedded PostgreSQL has stopped; only a restart of Ackpoint starts it again";
     HttpSettings http = new HttpSettings(config, new AckpointAddresses(config.eventBusPrefix()), queues,
+        ConnectionLimit.of(config.http().maxConnections(), metrics),
         JwtAuthenticator.factory(config.auth(), metrics), metrics, metricsText, livenessProblem);
     return new AckpointImpl(vertx, config, metrics, http, embedded, databases, Backends.storage(config, databases),
         Backends.history(config, databases), source);

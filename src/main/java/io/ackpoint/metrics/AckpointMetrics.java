@@ -35,6 +35,8 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
   private final PositionFormat positions;
   private final AtomicInteger batchesInFlight = new AtomicInteger();
   private final AtomicInteger openStreams = new AtomicInteger();
+  private final AtomicInteger openConnections = new AtomicInteger();
+  private final Counter refusedConnections;
   private final AtomicLong compactionDeletions = new AtomicLong();
   private final DistributionSummary batchRequests;
   private final DistributionSummary batchUsers;
@@ -81,6 +83,10 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
     Gauge.builder("ackpoint.replication.slot.retained", slotRetained, AtomicLong::get).baseUnit("bytes")
         .description("WAL the replication slot holds back on the source").register(registry);
     Gauge.builder("ackpoint.streams.open", openStreams, AtomicInteger::get).register(registry);
+    Gauge.builder("ackpoint.http.connections.open", openConnections, AtomicInteger::get)
+        .description("connections open on Ackpoint's own HTTP port").register(registry);
+    refusedConnections = Counter.builder("ackpoint.http.connections.refused")
+        .description("connections closed as soon as accepted because http.max_connections were open").register(registry);
     FunctionCounter.builder("ackpoint.compaction.deleted", compactionDeletions, AtomicLong::get).register(registry);
     // How far replication trails the newest head Ackpoint read, in the source's unit (bytes of WAL).
     Gauge.builder("ackpoint.replication.lag.bytes", () -> Math.max(0, lastHead.get() - lastApplied.get()))
@@ -198,6 +204,21 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
         .tag("route", route).tag("status", Integer.toString(status))
         .publishPercentileHistogram()
         .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void connectionOpened() {
+    openConnections.incrementAndGet();
+  }
+
+  @Override
+  public void connectionClosed() {
+    openConnections.decrementAndGet();
+  }
+
+  @Override
+  public void connectionRefused() {
+    refusedConnections.increment();
   }
 
   @Override
