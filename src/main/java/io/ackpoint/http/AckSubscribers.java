@@ -90,29 +90,41 @@ final class AckSubscribers {
 
   private void sweep() {
     long now = System.currentTimeMillis();
-    List<AckSubscriber> all = new ArrayList<>(size);
-    byUser.values().forEach(all::addAll);
-    for (AckSubscriber s : all) {
+    for (AckSubscriber s : all()) {
       s.tick(now);
     }
   }
 
-  /**
-   * Graceful shutdown: ends every open stream, and every awaiting request stops waiting, answering
-   * {@code acknowledged: false} once its checkpoint is stored. Left to their own deadlines, waits
-   * longer than the shutdown's grace had their connections closed unanswered, their checkpoints
-   * stored.
-   */
-  void endAll() {
-    List<AckSubscriber> all = new ArrayList<>(size);
-    byUser.values().forEach(all::addAll);
-    for (AckSubscriber s : all) {
+  /** Graceful shutdown: ends every open stream (streams never end by themselves). */
+  void endStreams() {
+    for (AckSubscriber s : all()) {
       if (s instanceof AckStream stream) {
         stream.end();
-      } else if (s instanceof AckWaiter waiter) {
+      }
+    }
+  }
+
+  /**
+   * Every awaiting request stops waiting: it answers {@code acknowledged: false} once its checkpoint
+   * is stored, as at its own deadline.
+   */
+  void endWaits() {
+    for (AckSubscriber s : all()) {
+      if (s instanceof AckWaiter waiter) {
         waiter.cancel();
       }
     }
+  }
+
+  void endAll() {
+    endStreams();
+    endWaits();
+  }
+
+  private List<AckSubscriber> all() {
+    List<AckSubscriber> all = new ArrayList<>(size);
+    byUser.values().forEach(all::addAll);
+    return all;
   }
 
   Future<Void> stop() {

@@ -57,9 +57,14 @@ public final class HttpApi {
     return router;
   }
 
-  /** Ends every open stream and every awaiting request's wait: neither ends by itself in time for a shutdown. */
-  public void endStreamsAndWaits() {
-    subscribers.endAll();
+  /** Ends every open stream: they never end by themselves. */
+  public void endStreams() {
+    subscribers.endStreams();
+  }
+
+  /** Every awaiting request ({@code ?wait=}) answers now whether its checkpoint is acknowledged. */
+  public void endWaits() {
+    subscribers.endWaits();
   }
 
   public Future<Void> close() {

@@ -63,17 +63,27 @@ public final class HttpVerticle extends VerticleBase {
   }
 
   /**
-   * Streams never end by themselves: they end first, and awaiting requests stop waiting; then
-   * in-flight requests finish (their batches still run) while no new connection is accepted, for at
-   * most half of {@code shutdown.timeout}: the batcher, undeployed next, needs the rest to drain.
+   * Streams never end by themselves: they end first; then in-flight requests finish (their batches
+   * still run) while no new connection is accepted, for at most half of {@code shutdown.timeout}:
+   * the batcher, undeployed next, needs the rest to drain. Awaiting requests keep waiting through
+   * most of that grace, since in a rolling restart their acknowledgement comes within it (another
+   * node follows replication); those still waiting near its end answer {@code acknowledged: false}
+   * instead of having their connections closed unanswered.
    */
   @Override
   public Future<?> stop() {
     if (api == null) {
       return Future.succeededFuture();
     }
-    api.endStreamsAndWaits();
-    Future<Void> closed = server == null ? Future.succeededFuture() : server.shutdown(settings.config().shutdownTimeout().toMillis() / 2, TimeUnit.MILLISECONDS);
-    return closed.eventually(api::close);
+    api.endStreams();
+    if (server == null) {
+      return api.close();
+    }
+    long grace = settings.config().shutdownTimeout().toMillis() / 2;
+    long waitsEnd = vertx.setTimer(Math.max(1, grace - Math.min(1_000, grace / 2)), id -> api.endWaits());
+    return server.shutdown(grace, TimeUnit.MILLISECONDS).eventually(() -> {
+      vertx.cancelTimer(waitsEnd);
+      return api.close();
+    });
   }
 }

@@ -69,7 +69,8 @@ class AwaitingRequestsTest {
   @Test
   void aShutdownAnswersAwaitingRequestsThatTheirCheckpointIsNotAcknowledgedYet(Vertx vertx, VertxTestContext test)
       throws InterruptedException {
-    RunningAckpoint own = RunningAckpoint.fresh(vertx, config -> config);
+    // Waits end near the end of the shutdown's grace (half of 2 s), not at once: see HttpVerticle.stop.
+    RunningAckpoint own = RunningAckpoint.fresh(vertx, config -> config.put("shutdown", new JsonObject().put("timeout", "2s")));
     WebClient client = WebClient.create(vertx, new WebClientOptions().setDefaultPort(own.port()));
     Future<HttpResponse<Buffer>> waiting = client.post("/sync/checkpoint-request").addQueryParam("wait", "50")
         .putHeader("Authorization", "Token " + TestKeys.token("shutdown"))
