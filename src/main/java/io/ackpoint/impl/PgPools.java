@@ -3,6 +3,7 @@ package io.ackpoint.impl;
 import io.ackpoint.config.AckpointConfig.DatabaseConfig;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.vertx.core.Vertx;
@@ -13,18 +14,24 @@ import io.vertx.sqlclient.PoolOptions;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.impl.SocketConnectionBase;
 import io.vertx.sqlclient.internal.SqlConnectionInternal;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.concurrent.TimeUnit;
 
 /** Connection pools to PostgreSQL, for storage and for the source alike. */
 public final class PgPools {
 
+  private static final Logger LOG = LoggerFactory.getLogger(PgPools.class);
+  private static volatile boolean warnedUnbounded;
+
   private PgPools() {
   }
 
   /**
-   * A pool with prepared statements cached per connection and pipelining on, so that the statements
-   * of concurrent batches share connections without waiting for each other's round trips.
+   * A pool with prepared statements cached per connection. Each statement has a connection to
+   * itself while it runs (the pool is not a pipelined one); a batch's marker is pipelined behind its
+   * statement on the batch's connection.
    *
    * <p>Every round trip is bounded. The server cancels a statement that runs longer than
    * {@code statement_timeout} (a lock held for ever, a stalled disk); a connection on which nothing
@@ -64,19 +71,32 @@ public final class PgPools {
       ChannelHandlerContext channel = socket.socket().channelHandlerContext();
       channel.channel().config().setOption(ChannelOption.SO_KEEPALIVE, true);
       channel.pipeline().addFirst("ackpoint-silence", new SilenceLimit(millis));
+    } else if (!warnedUnbounded) {
+      // A later Vert.x that wraps its connections otherwise: say so rather than run unbounded unknowingly.
+      warnedUnbounded = true;
+      LOG.warn("database connections are not bounded by statement_timeout + connect_timeout on this Vert.x"
+          + " ({}): a frozen database server holds requests until batching.request_timeout", connection.getClass().getName());
     }
   }
 
   /**
-   * Closes the socket itself when nothing has been read for as long: first in the pipeline, so the
-   * close goes straight to the socket. A close from further in (Vert.x's own idle handling) passes
-   * the PostgreSQL codec, which turns it into a polite Terminate message and waits for the server
-   * to hang up, which a frozen server never does.
+   * Closes the socket itself when nothing has been read for as long since the last thing read or
+   * written: a statement sent on a connection that sat idle has its whole bound (counted from the
+   * last read alone, a connection idle for 14 s was closed 1 s into its next statement). First in
+   * the pipeline, so the close goes straight to the socket: a close from further in (Vert.x's own
+   * idle handling) passes the PostgreSQL codec, which turns it into a polite Terminate message and
+   * waits for the server to hang up, which a frozen server never does.
    */
   private static final class SilenceLimit extends IdleStateHandler {
 
     SilenceLimit(long millis) {
       super(millis, 0, 0, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+      resetReadTimeout();
+      super.write(ctx, msg, promise);
     }
 
     @Override

@@ -1,5 +1,8 @@
 package io.ackpoint.fault;
 
+import io.ackpoint.config.AckpointConfig.DatabaseConfig;
+import io.ackpoint.config.AckpointConfig.DatabaseType;
+import io.ackpoint.impl.PgPools;
 import io.ackpoint.support.ApiClient;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.RunningAckpoint;
@@ -12,11 +15,14 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.junit5.VertxExtension;
+import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.SqlConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
 
 import static io.ackpoint.support.ApiClient.data;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -111,5 +117,23 @@ class StalledDatabaseTest {
     assertEquals("ACK_STORAGE_UNAVAILABLE", ApiClient.errorCode(stillFrozen), stillFrozen.bodyAsString());
     proxy.thaw();
     assertEquals("3", data(app.api.checkpointRequest(token, "c", "3")).getString("checkpoint_request_id"));
+  }
+
+  /**
+   * The bound counts from the last thing read or written: a statement sent on a connection that sat
+   * idle for most of the bound still has all of it (counted from the last read alone, the connection
+   * was closed in the middle of the statement).
+   */
+  @Test
+  void aStatementOnAConnectionThatSatIdleHasItsWholeBound() throws InterruptedException {
+    DatabaseConfig database = new DatabaseConfig(DatabaseType.POSTGRESQL, db, 1, Duration.ofSeconds(1), Duration.ofSeconds(2));
+    Pool pool = PgPools.create(vertx, database, "silence-test");
+    try {
+      Await.result(pool.query("SELECT 1").execute());
+      Thread.sleep(2_000); // the idleness under test (2 of the 3 s bound), not a wait for anything
+      Await.result(pool.query("SELECT pg_sleep(1.5)").execute());
+    } finally {
+      Await.result(pool.close());
+    }
   }
 }
