@@ -38,11 +38,13 @@ public final class HttpApi {
   private final Router router;
   private final AckSubscribers subscribers;
   private final Authenticator authenticator;
+  private final TransferCodings transferCodings;
 
-  private HttpApi(Router router, AckSubscribers subscribers, Authenticator authenticator) {
+  private HttpApi(Router router, AckSubscribers subscribers, Authenticator authenticator, TransferCodings transferCodings) {
     this.router = router;
     this.subscribers = subscribers;
     this.authenticator = authenticator;
+    this.transferCodings = transferCodings;
   }
 
   /** Must be called on the event loop that will serve the routes. */
@@ -50,7 +52,11 @@ public final class HttpApi {
     AckSubscribers subscribers = new AckSubscribers(vertx, settings.addresses().positionReached());
     return subscribers.start()
         .compose(v -> settings.authenticators().create(vertx))
-        .map(authenticator -> new HttpApi(router(vertx, settings, subscribers, authenticator), subscribers, authenticator));
+        .map(authenticator -> {
+          TransferCodings transferCodings = new TransferCodings();
+          return new HttpApi(router(vertx, settings, subscribers, authenticator, transferCodings), subscribers, authenticator,
+              transferCodings);
+        });
   }
 
   public Router router() {
@@ -72,16 +78,18 @@ public final class HttpApi {
     return subscribers.stop().eventually(authenticator::close);
   }
 
-  private static Router router(Vertx vertx, HttpSettings settings, AckSubscribers subscribers, Authenticator authenticator) {
+  private static Router router(Vertx vertx, HttpSettings settings, AckSubscribers subscribers, Authenticator authenticator,
+                               TransferCodings transferCodings) {
     AckpointConfig config = settings.config();
     Router router = Router.router(vertx);
+    // First: a request pipelined behind one framed by a transfer coding is answered by nothing.
+    router.route().handler(transferCodings);
     router.route().handler(new RequestLog(config.log().access()));
     // Filled once every route is added, before the server takes a request.
     Set<String> routePaths = new HashSet<>();
     router.route().handler(ctx -> measure(ctx, settings.listener(), routePaths));
     router.route().handler(Cors.handler(config.http().corsAllowedOrigins()));
     router.route().handler(new StrictQuery());
-    router.route().handler(new TransferCodings());
     Authentication authentication = new Authentication(authenticator);
     Admission checkpointing = new Admission(settings.queues().checkpointing());
     Admission streaming = new Admission(settings.queues().stream());
@@ -172,8 +180,15 @@ public final class HttpApi {
     ctx.next();
   }
 
-  /** Requests Netty could not decode (header or request line too long, bad framing) get the JSON envelope too. */
-  static void invalidRequest(HttpServerRequest request) {
+  /**
+   * Requests Netty could not decode (header or request line too long, bad framing) get the JSON
+   * envelope too, unless they were pipelined behind a request framed by a transfer coding.
+   */
+  public void invalidRequest(HttpServerRequest request) {
+    if (transferCodings.fenced(request.connection())) {
+      request.response().reset();
+      return;
+    }
     Throwable cause = request.decoderResult().cause();
     AckpointError error = cause instanceof TooLongHttpHeaderException ? AckpointError.HEADERS_TOO_LARGE
         : cause instanceof TooLongHttpLineException ? AckpointError.URI_TOO_LONG : AckpointError.BAD_REQUEST;

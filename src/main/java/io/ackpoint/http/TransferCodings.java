@@ -26,10 +26,15 @@ final class TransferCodings implements Handler<RoutingContext> {
   /** Weak: a connection leaves when it is gone (its close handler is the connection limit's). */
   private final Set<HttpConnection> ending = Collections.newSetFromMap(new WeakHashMap<>());
 
+  /** Whether {@code connection} carried a request framed by a transfer coding: nothing more is answered on it. */
+  boolean fenced(HttpConnection connection) {
+    return ending.contains(connection);
+  }
+
   @Override
   public void handle(RoutingContext ctx) {
     HttpConnection connection = ctx.request().connection();
-    if (ending.contains(connection)) {
+    if (fenced(connection)) {
       ctx.response().reset();
       return;
     }
