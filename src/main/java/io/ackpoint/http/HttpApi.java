@@ -83,13 +83,14 @@ public final class HttpApi {
     AckpointConfig config = settings.config();
     Router router = Router.router(vertx);
     // First: a request pipelined behind one framed by a transfer coding is answered by nothing.
-    router.route().handler(transferCodings);
+    router.route().handler(transferCodings::fence);
     router.route().handler(new RequestLog(config.log().access()));
     // Filled once every route is added, before the server takes a request.
     Set<String> routePaths = new HashSet<>();
     router.route().handler(ctx -> measure(ctx, settings.listener(), routePaths));
     router.route().handler(Cors.handler(config.http().corsAllowedOrigins()));
     router.route().handler(new StrictQuery());
+    router.route().handler(transferCodings);
     Authentication authentication = new Authentication(authenticator);
     Admission checkpointing = new Admission(settings.queues().checkpointing());
     Admission streaming = new Admission(settings.queues().stream());

@@ -31,13 +31,18 @@ final class TransferCodings implements Handler<RoutingContext> {
     return ending.contains(connection);
   }
 
-  @Override
-  public void handle(RoutingContext ctx) {
-    HttpConnection connection = ctx.request().connection();
-    if (fenced(connection)) {
+  /** The router's first handler: a request on a fenced connection is dropped with the connection. */
+  void fence(RoutingContext ctx) {
+    if (fenced(ctx.request().connection())) {
       ctx.response().reset();
       return;
     }
+    ctx.next();
+  }
+
+  @Override
+  public void handle(RoutingContext ctx) {
+    HttpConnection connection = ctx.request().connection();
     if (!ctx.request().headers().contains(HttpHeaders.TRANSFER_ENCODING)) {
       ctx.next();
       return;
