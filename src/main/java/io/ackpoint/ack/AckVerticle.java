@@ -34,7 +34,10 @@ public final class AckVerticle extends VerticleBase {
   private final AcknowledgementHistory history;
   private final AckpointAddresses addresses;
   private HeadWaiters heads;
-  private Future<Long> floor;
+  /** The first read of the floor, started with the verticle; null afterwards once known. */
+  private Future<Long> firstFloorRead;
+  private Long floor;
+  private boolean readingFloor;
   private MissedAnnouncements missed;
   private DeliveryOptions toLocalConsumers;
 
@@ -50,9 +53,8 @@ public final class AckVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     heads = new HeadWaiters(vertx);
-    // Read now, not awaited: a database that is down at start fails the read, and the first
-    // stream that needs the floor reads it again.
-    floor();
+    // Read now, not awaited: a source that is down at start fails the read, and it is read again.
+    firstFloorRead = readFloor();
     toLocalConsumers = CheckpointReachedCodec.registerOn(vertx);
     missed = new MissedAnnouncements(vertx, history, (position, users) -> vertx.eventBus().publish(
         addresses.positionReached(), new PositionReached(position, heads.checkpoint(), users, ""),
@@ -109,10 +111,28 @@ public final class AckVerticle extends VerticleBase {
    * its own sequence from going back ({@code AckStream}).
    */
   private Future<Long> floor() {
-    if (floor == null || floor.failed()) {
-      floor = source.readHead().map(head -> source.positions().ordinal(head));
+    if (floor != null) {
+      return Future.succeededFuture(floor);
     }
-    return floor;
+    if (!firstFloorRead.isComplete()) {
+      return firstFloorRead.otherwise(0L);
+    }
+    // The source did not answer the first read: read again in the background, and meanwhile no
+    // stream waits for the source (storage alone answers them), at the cost of the floor.
+    if (!readingFloor) {
+      readFloor();
+    }
+    return Future.succeededFuture(0L);
+  }
+
+  private Future<Long> readFloor() {
+    readingFloor = true;
+    return source.readHead().map(head -> source.positions().ordinal(head)).andThen(read -> {
+      readingFloor = false;
+      if (read.succeeded()) {
+        floor = read.result();
+      }
+    });
   }
 
   private void markHead(Message<Object> msg) {
