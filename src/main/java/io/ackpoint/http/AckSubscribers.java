@@ -28,6 +28,7 @@ final class AckSubscribers {
   private long sweepTimer;
   private int size;
   private long latestCheckpoint;
+  private boolean waitsEnded;
 
   AckSubscribers(Vertx vertx, String reachedAddress) {
     this.vertx = vertx;
@@ -60,6 +61,10 @@ final class AckSubscribers {
   }
 
   void add(FullUserId userId, AckSubscriber subscriber) {
+    if (waitsEnded && subscriber instanceof AckWaiter waiter) {
+      // Admitted after the shutdown ended the waits: it does not outwait the grace either.
+      waiter.cancel();
+    }
     byUser.computeIfAbsent(userId, k -> new ArrayList<>(1)).add(subscriber);
     // The sweep runs only while somebody subscribes: an idle event loop has no timer to wake it.
     if (size++ == 0) {
@@ -109,6 +114,7 @@ final class AckSubscribers {
    * is stored, as at its own deadline.
    */
   void endWaits() {
+    waitsEnded = true;
     for (AckSubscriber s : all()) {
       if (s instanceof AckWaiter waiter) {
         waiter.cancel();

@@ -133,7 +133,7 @@ public final class HttpApi {
         "no route " + ctx.request().method() + " " + ctx.request().path()));
     router.errorHandler(405, ctx -> {
       // RFC 9110: a 405 lists the methods the resource does support.
-      String allow = allowed.get(ctx.request().path());
+      String allow = allowed.get(ctx.normalizedPath());
       if (allow != null) {
         ctx.response().putHeader(HttpHeaders.ALLOW, allow);
       }
@@ -222,8 +222,10 @@ public final class HttpApi {
     RequestLog.withId(ctx, () -> LOG.debug("the body of {} {} could not be read: {}", ctx.request().method(),
         ctx.request().path(), ctx.failure() == null ? "no reason" : ctx.failure().toString()));
     if (!ctx.response().closed() && !ctx.response().ended()) {
+      // The rest of the body may still come: the connection cannot carry another request.
       ctx.response().putHeader(HttpHeaders.CONNECTION, "close");
       Responses.error(ctx.response(), AckpointError.BAD_REQUEST, "the request body could not be read");
+      ctx.request().connection().close();
     }
   }
 

@@ -44,6 +44,9 @@ public final class HttpVerticle extends VerticleBase {
     });
   }
 
+  /** The bytes of all of a request's headers together that Ackpoint reads; more are answered 431. */
+  static final int MAX_HEADER_BYTES = 16 * 1024;
+
   /**
    * What every HTTP server of Ackpoint (the API's, the metrics port's) is: HTTP/1.1 only in clear
    * text, since browsers, scrapers and the PowerSync SDKs never use h2c, and a client that offered the
@@ -52,8 +55,6 @@ public final class HttpVerticle extends VerticleBase {
    * Headers may take 16 KB, twice Vert.x's default: a JWT from an identity provider that lists a
    * user's groups or roles outgrows 8 KB (larger headers get 431).
    */
-  static final int MAX_HEADER_BYTES = 16 * 1024;
-
   static HttpServerOptions serverOptions(Duration idleTimeout) {
     return new HttpServerOptions()
         .setHttp2ClearTextEnabled(false)

@@ -49,7 +49,12 @@ public final class LogCapture implements AutoCloseable {
 
   /** The formatted messages of the events at {@code level} (WARN, ERROR…). */
   public List<String> messages(String level) {
-    return List.copyOf(appender.list).stream().filter(e -> e.getLevel().toString().equals(level)).map(ILoggingEvent::getFormattedMessage).toList();
+    List<ILoggingEvent> events;
+    // The appender adds under its own lock, from the threads that log.
+    synchronized (appender) {
+      events = List.copyOf(appender.list);
+    }
+    return events.stream().filter(e -> e.getLevel().toString().equals(level)).map(ILoggingEvent::getFormattedMessage).toList();
   }
 
   @Override
