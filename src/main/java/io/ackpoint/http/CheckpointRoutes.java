@@ -10,6 +10,7 @@ import io.ackpoint.core.LocalCodec;
 import io.ackpoint.core.StrictJson;
 import io.ackpoint.core.Utf8;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.EventBus;
@@ -18,6 +19,9 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * {@code GET /write-checkpoint2.json}, {@code POST /sync/checkpoint-request} (optionally awaiting its
@@ -34,6 +38,7 @@ final class CheckpointRoutes {
   private final DeliveryOptions toBatcher;
   private final DeliveryOptions toSource;
   private final DeliveryOptions legacyWait;
+  private final Set<Promise<JsonObject>> legacyWaits = new HashSet<>();
 
   /** A request waits for the batcher as long as the batcher keeps it ({@code batching.request_timeout}). */
   CheckpointRoutes(Vertx vertx, HttpSettings settings, AckSubscribers subscribers) {
@@ -55,12 +60,33 @@ final class CheckpointRoutes {
    * replication lags.
    */
   void writeCheckpointLegacy(RoutingContext ctx) {
-    respond(ctx, eventBus.<JsonObject>request(addresses.headMark(), null, toSource)
+    Promise<JsonObject> answer = Promise.promise();
+    legacyWaits.add(answer);
+    eventBus.<JsonObject>request(addresses.headMark(), null, toSource)
         .compose(marked -> {
           Admission.leave(ctx);
           return eventBus.<JsonObject>request(addresses.headAwait(), marked.body(), legacyWait);
         })
-        .map(reply -> new JsonObject().put("checkpoint", reply.body().getString("checkpoint"))));
+        .map(reply -> new JsonObject().put("checkpoint", reply.body().getString("checkpoint")))
+        .onComplete(ar -> {
+          if (ar.succeeded()) {
+            answer.tryComplete(ar.result());
+          } else {
+            answer.tryFail(ar.cause());
+          }
+        });
+    respond(ctx, answer.future().andThen(done -> legacyWaits.remove(answer)));
+  }
+
+  /**
+   * Shutdown: legacy requests still waiting for replication answer 503 (retry elsewhere) rather
+   * than have their connections closed unanswered when the grace ends; their wait (up to
+   * legacy_timeout) is longer than the grace. Used on the event loop of the routes.
+   */
+  void endLegacyWaits() {
+    for (Promise<JsonObject> wait : List.copyOf(legacyWaits)) {
+      wait.tryFail(AckpointError.UNAVAILABLE.exception("Ackpoint is shutting down: retry"));
+    }
   }
 
   void writeCheckpoint2(RoutingContext ctx) {

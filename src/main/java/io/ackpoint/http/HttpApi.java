@@ -39,12 +39,15 @@ public final class HttpApi {
   private final AckSubscribers subscribers;
   private final Authenticator authenticator;
   private final TransferCodings transferCodings;
+  private final CheckpointRoutes checkpoints;
 
-  private HttpApi(Router router, AckSubscribers subscribers, Authenticator authenticator, TransferCodings transferCodings) {
+  private HttpApi(Router router, AckSubscribers subscribers, Authenticator authenticator, TransferCodings transferCodings,
+                  CheckpointRoutes checkpoints) {
     this.router = router;
     this.subscribers = subscribers;
     this.authenticator = authenticator;
     this.transferCodings = transferCodings;
+    this.checkpoints = checkpoints;
   }
 
   /** Must be called on the event loop that will serve the routes. */
@@ -54,8 +57,9 @@ public final class HttpApi {
         .compose(v -> settings.authenticators().create(vertx))
         .map(authenticator -> {
           TransferCodings transferCodings = new TransferCodings();
-          return new HttpApi(router(vertx, settings, subscribers, authenticator, transferCodings), subscribers, authenticator,
-              transferCodings);
+          CheckpointRoutes checkpoints = new CheckpointRoutes(vertx, settings, subscribers);
+          Router router = router(vertx, settings, subscribers, authenticator, transferCodings, checkpoints);
+          return new HttpApi(router, subscribers, authenticator, transferCodings, checkpoints);
         });
   }
 
@@ -68,9 +72,13 @@ public final class HttpApi {
     subscribers.endStreams();
   }
 
-  /** Every awaiting request ({@code ?wait=}) answers now whether its checkpoint is acknowledged. */
+  /**
+   * Every awaiting request answers now: a {@code ?wait=} request whether its checkpoint is
+   * acknowledged, a legacy one 503.
+   */
   public void endWaits() {
     subscribers.endWaits();
+    checkpoints.endLegacyWaits();
   }
 
   public Future<Void> close() {
@@ -79,7 +87,7 @@ public final class HttpApi {
   }
 
   private static Router router(Vertx vertx, HttpSettings settings, AckSubscribers subscribers, Authenticator authenticator,
-                               TransferCodings transferCodings) {
+                               TransferCodings transferCodings, CheckpointRoutes checkpoints) {
     AckpointConfig config = settings.config();
     Router router = Router.router(vertx);
     // First: a request pipelined behind one framed by a transfer coding is answered by nothing.
@@ -94,7 +102,6 @@ public final class HttpApi {
     Authentication authentication = new Authentication(authenticator);
     Admission checkpointing = new Admission(settings.queues().checkpointing());
     Admission streaming = new Admission(settings.queues().stream());
-    CheckpointRoutes checkpoints = new CheckpointRoutes(vertx, settings, subscribers);
     StreamRoutes streams = new StreamRoutes(vertx.eventBus(), settings, subscribers);
     // Sized by Content-Length (bounded by the limit) instead of 1 KB: an open stream keeps its request,
     // and so its body, for its whole life.

@@ -2,8 +2,10 @@ package io.ackpoint.http;
 
 import io.ackpoint.support.AckpointExtension;
 import io.ackpoint.support.RunningAckpoint;
+import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestKeys;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
@@ -91,6 +93,30 @@ class AwaitingRequestsTest {
       client.close();
       test.completeNow();
     })));
+  }
+
+  /** A legacy wait (up to 50 s) outlasts a shutdown's grace too: it is answered 503, retry elsewhere. */
+  @Test
+  void aShutdownAnswersLegacyRequestsWaitingForReplication503(Vertx vertx, VertxTestContext test) {
+    RunningAckpoint own = RunningAckpoint.fresh(vertx, config -> config.put("shutdown", new JsonObject().put("timeout", "2s")));
+    Promise<Void> waiting = Promise.promise();
+    vertx.eventBus().addOutboundInterceptor(delivery -> {
+      if (TestAckpoint.ADDRESSES.headAwait().equals(delivery.message().address())) {
+        waiting.tryComplete();
+      }
+      delivery.next();
+    });
+    WebClient client = WebClient.create(vertx, new WebClientOptions().setDefaultPort(own.port()));
+    Future<HttpResponse<Buffer>> legacy = client.get("/write-checkpoint.json")
+        .putHeader("Authorization", "Token " + TestKeys.token("legacy-shutdown")).send();
+    own.sql.close();
+    waiting.future().compose(marked -> own.ackpoint.close()).compose(closed -> legacy)
+        .onComplete(test.succeeding(response -> test.verify(() -> {
+          assertEquals(503, response.statusCode(), response.bodyAsString());
+          assertEquals("ACK_UNAVAILABLE", response.bodyAsJsonObject().getJsonObject("error").getString("code"));
+          client.close();
+          test.completeNow();
+        })));
   }
 
   private static void anotherRequestIsAnsweredWhileTheyWait(WebClient client, List<Future<HttpResponse<Buffer>>> waiting,
