@@ -4,7 +4,6 @@ import io.ackpoint.AckpointException;
 import io.ackpoint.AckpointError;
 import io.ackpoint.core.StrictJson;
 import io.ackpoint.core.Utf8;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 
 import java.util.Base64;
@@ -57,15 +56,16 @@ record Token(String compact, String alg, String kid, Claims claims) {
     if (!Utf8.isWellFormed(bytes)) {
       throw malformed("the token's " + what + " is not well-formed UTF-8");
     }
-    String problem = StrictJson.problem(bytes);
-    if (problem != null) {
-      throw malformed("the token's " + what + " " + problem);
-    }
+    Object value;
     try {
-      return new JsonObject(Buffer.buffer(bytes));
-    } catch (RuntimeException e) {
+      value = StrictJson.parse(bytes);
+    } catch (IllegalArgumentException e) {
+      throw malformed("the token's " + what + " " + e.getMessage());
+    }
+    if (!(value instanceof JsonObject object)) {
       throw malformed("the token's " + what + " is not a base64url-encoded JSON object");
     }
+    return object;
   }
 
   /**

@@ -1,9 +1,10 @@
 package io.ackpoint.core;
 
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.StreamReadException;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.jackson.JacksonCodec;
 
 import java.io.IOException;
 
@@ -11,8 +12,9 @@ import java.io.IOException;
  * JSON as RFC 8259 has it, for request bodies and the parts of tokens. Vert.x's parser also takes
  * comments, and keeps one of two members of the same name; a body with two {@code client_id}s, or a
  * token with two {@code sub}s, names one user to Ackpoint and perhaps the other to a proxy, a gateway
- * or a log reader in front of it. Checked by a walk over the tokens before Vert.x parses the text:
- * comments, duplicate members, anything after the value and any other syntax error are refused.
+ * or a log reader in front of it. Parsed in one pass by Vert.x's own codec, into the same values,
+ * over a parser that refuses comments and duplicate members; the codec refuses anything after the
+ * value.
  */
 public final class StrictJson {
 
@@ -24,26 +26,28 @@ public final class StrictJson {
   }
 
   /**
-   * Why {@code bytes} are not one strict JSON value ("is empty", "names a member twice: 'sub'"…, to
-   * follow what they are), or {@code null} if they are.
+   * The JSON value of {@code bytes} (a {@code JsonObject}, {@code JsonArray}, string, number,
+   * boolean or null), or an {@link IllegalArgumentException} whose message says what is wrong, to
+   * follow what the bytes are: "names a member twice: 'sub'", "holds more than one JSON value",
+   * "is not valid JSON".
    */
-  public static String problem(byte[] bytes) {
-    try (JsonParser parser = FACTORY.createParser(bytes)) {
-      if (parser.nextToken() == null) {
-        return "is empty";
-      }
-      parser.skipChildren();
-      if (parser.nextToken() != null) {
-        return "holds more than one JSON value";
-      }
-      return null;
-    } catch (StreamReadException e) {
-      String reason = e.getOriginalMessage();
-      return reason != null && reason.startsWith("Duplicate field")
-          ? "names a member twice: " + reason.substring("Duplicate field ".length())
-          : "is not valid JSON";
+  public static Object parse(byte[] bytes) {
+    Object value;
+    try {
+      value = JacksonCodec.fromParser(FACTORY.createParser(bytes), Object.class);
     } catch (IOException e) {
-      return "is not valid JSON";
+      throw new IllegalArgumentException("is not valid JSON", e);
+    } catch (DecodeException e) {
+      throw new IllegalArgumentException(reason(e), e);
     }
+    return value;
+  }
+
+  private static String reason(DecodeException e) {
+    if (e.getCause() instanceof StreamReadException read && read.getOriginalMessage() != null
+        && read.getOriginalMessage().startsWith("Duplicate field ")) {
+      return "names a member twice: " + read.getOriginalMessage().substring("Duplicate field ".length());
+    }
+    return "Unexpected trailing token".equals(e.getMessage()) ? "holds more than one JSON value" : "is not valid JSON";
   }
 }

@@ -14,7 +14,6 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.EventBus;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 
@@ -181,15 +180,11 @@ final class CheckpointRoutes {
     if (!Utf8.isWellFormed(bytes)) {
       throw AckpointError.INVALID_JSON.exception("the request body is not well-formed UTF-8");
     }
-    String problem = StrictJson.problem(bytes);
-    if (problem != null) {
-      throw AckpointError.INVALID_JSON.exception("the request body " + problem);
-    }
     Object parsed;
     try {
-      parsed = ctx.body().buffer().toJsonValue();
-    } catch (DecodeException e) {
-      throw AckpointError.INVALID_JSON.exception("the request body is not valid JSON");
+      parsed = StrictJson.parse(bytes);
+    } catch (IllegalArgumentException e) {
+      throw AckpointError.INVALID_JSON.exception("the request body " + e.getMessage());
     }
     if (!(parsed instanceof JsonObject object)) {
       throw AckpointError.INVALID_JSON.exception();
