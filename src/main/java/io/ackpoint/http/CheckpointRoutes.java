@@ -162,10 +162,8 @@ final class CheckpointRoutes {
     if (!wait.matches("\\d+")) {
       throw AckpointError.INVALID_WAIT.exception();
     }
-    if (wait.length() > 6) {
-      throw AckpointError.INVALID_WAIT.exception("wait must be at most " + maxWait.toSeconds() + " seconds");
-    }
-    long millis = Long.parseLong(wait) * 1000;
+    // Seven digits or more (11 days and beyond, past a long from 19) is no wait a client means.
+    long millis = wait.length() > 6 ? Long.MAX_VALUE : Long.parseLong(wait) * 1000;
     if (millis > maxWait.toMillis()) {
       throw AckpointError.INVALID_WAIT.exception("wait must be at most " + maxWait.toSeconds() + " seconds");
     }
