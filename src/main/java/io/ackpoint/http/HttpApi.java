@@ -230,9 +230,8 @@ public final class HttpApi {
         ctx.request().path(), ctx.failure() == null ? "no reason" : ctx.failure().toString()));
     if (!ctx.response().closed() && !ctx.response().ended()) {
       // The rest of the body may still come: the connection cannot carry another request.
-      ctx.response().putHeader(HttpHeaders.CONNECTION, "close");
+      Responses.lastOnItsConnection(ctx);
       Responses.error(ctx.response(), AckpointError.BAD_REQUEST, "the request body could not be read");
-      ctx.request().connection().close();
     }
   }
 

@@ -2,9 +2,11 @@ package io.ackpoint.http;
 
 import io.ackpoint.AckpointError;
 import io.ackpoint.AckpointException;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
 
 /** The JSON envelope of every response: {@code {"data": ...}} or {@code {"error": {...}}}. */
 final class Responses {
@@ -12,6 +14,17 @@ final class Responses {
   static final CharSequence APPLICATION_JSON = HttpHeaders.createOptimized("application/json");
 
   private Responses() {
+  }
+
+  /**
+   * The response of {@code ctx} is the last on its connection, which closes once it has been sent.
+   * The header tells the client; Vert.x itself keeps a connection open unless the request asked
+   * otherwise, so the connection is closed here.
+   */
+  static void lastOnItsConnection(RoutingContext ctx) {
+    HttpConnection connection = ctx.request().connection();
+    ctx.response().putHeader(HttpHeaders.CONNECTION, "close");
+    ctx.addEndHandler(ended -> connection.close());
   }
 
   static void data(HttpServerResponse response, JsonObject data) {

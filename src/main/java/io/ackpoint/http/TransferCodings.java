@@ -48,9 +48,7 @@ final class TransferCodings implements Handler<RoutingContext> {
       return;
     }
     ending.add(connection);
-    // The header tells the client; Vert.x keeps a connection open unless the request asked otherwise.
-    ctx.response().putHeader(HttpHeaders.CONNECTION, "close");
-    ctx.addEndHandler(ended -> connection.close());
+    Responses.lastOnItsConnection(ctx);
     String codings = String.join(",", ctx.request().headers().getAll(HttpHeaders.TRANSFER_ENCODING));
     if (!codings.trim().toLowerCase(Locale.ROOT).equals("chunked")) {
       Responses.error(ctx.response(), AckpointError.TRANSFER_CODING_NOT_IMPLEMENTED);
