@@ -19,10 +19,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -93,9 +91,10 @@ public final class HttpApi {
     // First: a request pipelined behind one framed by a transfer coding is answered by nothing.
     router.route().handler(transferCodings::fence);
     router.route().handler(new RequestLog(config.log().access()));
-    // Filled once every route is added, before the server takes a request.
-    Set<String> routePaths = new HashSet<>();
-    router.route().handler(ctx -> measure(ctx, settings.listener(), routePaths));
+    // The Allow header of each path the router serves, filled once every route is added (before the
+    // server takes a request): the metrics' route labels are its keys.
+    Map<String, String> allowed = new HashMap<>();
+    router.route().handler(ctx -> measure(ctx, settings.listener(), allowed.keySet()));
     router.route().handler(Cors.handler(config.http().corsAllowedOrigins()));
     router.route().handler(new StrictQuery());
     router.route().handler(transferCodings);
@@ -134,8 +133,7 @@ public final class HttpApi {
     router.route("/probes/readiness").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(probes::readiness);
     router.route("/probes/startup").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(probes::readiness);
 
-    router.getRoutes().stream().map(Route::getPath).filter(Objects::nonNull).forEach(routePaths::add);
-    Map<String, String> allowed = allowedMethods(router);
+    allowed.putAll(allowedMethods(router));
     router.errorHandler(404, ctx -> Responses.error(ctx.response(), AckpointError.NOT_FOUND,
         "no route " + ctx.request().method() + " " + ctx.request().path()));
     router.errorHandler(405, ctx -> {
