@@ -34,10 +34,9 @@ public final class AckVerticle extends VerticleBase {
   private final AcknowledgementHistory history;
   private final AckpointAddresses addresses;
   private HeadWaiters heads;
-  /** The first read of the floor, started with the verticle; null afterwards once known. */
-  private Future<Long> firstFloorRead;
-  private Long floor;
-  private boolean readingFloor;
+  /** The latest read of the floor: the first is started with the verticle, another if it failed. */
+  private Future<Long> floorRead;
+  private boolean floorRetried;
   private MissedAnnouncements missed;
   private DeliveryOptions toLocalConsumers;
 
@@ -54,7 +53,7 @@ public final class AckVerticle extends VerticleBase {
   public Future<?> start() {
     heads = new HeadWaiters(vertx);
     // Read now, not awaited: a source that is down at start fails the read, and it is read again.
-    firstFloorRead = readFloor();
+    floorRead = readFloor();
     toLocalConsumers = CheckpointReachedCodec.registerOn(vertx);
     missed = new MissedAnnouncements(vertx, history, (position, users) -> vertx.eventBus().publish(
         addresses.positionReached(), new PositionReached(position, heads.checkpoint(), users, ""),
@@ -111,28 +110,17 @@ public final class AckVerticle extends VerticleBase {
    * its own sequence from going back ({@code AckStream}).
    */
   private Future<Long> floor() {
-    if (floor != null) {
-      return Future.succeededFuture(floor);
+    if (floorRead.failed()) {
+      floorRead = readFloor();
+      floorRetried = true;
     }
-    if (!firstFloorRead.isComplete()) {
-      return firstFloorRead.otherwise(0L);
-    }
-    // The source did not answer the first read: read again in the background, and meanwhile no
-    // stream waits for the source (storage alone answers them), at the cost of the floor.
-    if (!readingFloor) {
-      readFloor();
-    }
-    return Future.succeededFuture(0L);
+    // Only the first read is waited for. Once the source failed it, reads go on in the background
+    // and meanwhile no stream waits for the source (storage alone answers), at the cost of the floor.
+    return floorRetried && !floorRead.isComplete() ? Future.succeededFuture(0L) : floorRead.otherwise(0L);
   }
 
   private Future<Long> readFloor() {
-    readingFloor = true;
-    return source.readHead().map(head -> source.positions().ordinal(head)).andThen(read -> {
-      readingFloor = false;
-      if (read.succeeded()) {
-        floor = read.result();
-      }
-    });
+    return source.readHead().map(head -> source.positions().ordinal(head));
   }
 
   private void markHead(Message<Object> msg) {
