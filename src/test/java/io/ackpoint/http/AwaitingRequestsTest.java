@@ -23,7 +23,6 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Requests that await their acknowledgement ({@code ?wait=}, and the legacy route's wait for a head)
@@ -69,48 +68,48 @@ class AwaitingRequestsTest {
 
   /** A shutdown's grace is shorter than a long wait: the request is answered, not dropped with its connection. */
   @Test
-  void aShutdownAnswersAwaitingRequestsThatTheirCheckpointIsNotAcknowledgedYet(Vertx vertx, VertxTestContext test)
-      throws InterruptedException {
+  void aShutdownAnswersAwaitingRequestsThatTheirCheckpointIsNotAcknowledgedYet(Vertx vertx, VertxTestContext test) {
     // Waits end near the end of the shutdown's grace (half of 2 s), not at once: see HttpVerticle.stop.
     RunningAckpoint own = RunningAckpoint.fresh(vertx, config -> config.put("shutdown", new JsonObject().put("timeout", "2s")));
+    own.sql.close();
+    Future<Void> sent = requestSentTo(vertx, TestAckpoint.ADDRESSES.checkpointSubmit());
     WebClient client = WebClient.create(vertx, new WebClientOptions().setDefaultPort(own.port()));
     Future<HttpResponse<Buffer>> waiting = client.post("/sync/checkpoint-request").addQueryParam("wait", "50")
         .putHeader("Authorization", "Token " + TestKeys.token("shutdown"))
         .sendJsonObject(new JsonObject().put("client_id", "c").put("checkpoint_request_id", "9"));
-    long deadline = System.nanoTime() + 10_000_000_000L;
-    while (own.sql.checkpointRows() == 0) {
-      assertTrue(System.nanoTime() < deadline, "the awaiting request's checkpoint was stored; answered: "
-          + (waiting.isComplete() ? waiting.result().statusCode() + " " + waiting.result().bodyAsString() : "not yet"));
-      Thread.sleep(5);
-    }
-    own.sql.close();
-    own.ackpoint.close();
-    waiting.onComplete(test.succeeding(response -> test.verify(() -> {
-      assertEquals(200, response.statusCode(), response.bodyAsString());
-      JsonObject data = response.bodyAsJsonObject().getJsonObject("data");
-      assertEquals("9", data.getString("checkpoint_request_id"));
-      assertEquals(false, data.getBoolean("acknowledged"));
-      client.close();
-      test.completeNow();
-    })));
+    sent.compose(stored -> own.ackpoint.close()).compose(closed -> waiting)
+        .onComplete(test.succeeding(response -> test.verify(() -> {
+          assertEquals(200, response.statusCode(), response.bodyAsString());
+          JsonObject data = response.bodyAsJsonObject().getJsonObject("data");
+          assertEquals("9", data.getString("checkpoint_request_id"));
+          assertEquals(false, data.getBoolean("acknowledged"));
+          client.close();
+          test.completeNow();
+        })));
+  }
+
+  /** Completes once a route sends to {@code address}: the request is in Ackpoint's hands. */
+  private static Future<Void> requestSentTo(Vertx vertx, String address) {
+    Promise<Void> sent = Promise.promise();
+    vertx.eventBus().addOutboundInterceptor(delivery -> {
+      if (address.equals(delivery.message().address())) {
+        sent.tryComplete();
+      }
+      delivery.next();
+    });
+    return sent.future();
   }
 
   /** A legacy wait (up to 50 s) outlasts a shutdown's grace too: it is answered 503, retry elsewhere. */
   @Test
   void aShutdownAnswersLegacyRequestsWaitingForReplication503(Vertx vertx, VertxTestContext test) {
     RunningAckpoint own = RunningAckpoint.fresh(vertx, config -> config.put("shutdown", new JsonObject().put("timeout", "2s")));
-    Promise<Void> waiting = Promise.promise();
-    vertx.eventBus().addOutboundInterceptor(delivery -> {
-      if (TestAckpoint.ADDRESSES.headAwait().equals(delivery.message().address())) {
-        waiting.tryComplete();
-      }
-      delivery.next();
-    });
+    own.sql.close();
+    Future<Void> waiting = requestSentTo(vertx, TestAckpoint.ADDRESSES.headAwait());
     WebClient client = WebClient.create(vertx, new WebClientOptions().setDefaultPort(own.port()));
     Future<HttpResponse<Buffer>> legacy = client.get("/write-checkpoint.json")
         .putHeader("Authorization", "Token " + TestKeys.token("legacy-shutdown")).send();
-    own.sql.close();
-    waiting.future().compose(marked -> own.ackpoint.close()).compose(closed -> legacy)
+    waiting.compose(marked -> own.ackpoint.close()).compose(closed -> legacy)
         .onComplete(test.succeeding(response -> test.verify(() -> {
           assertEquals(503, response.statusCode(), response.bodyAsString());
           assertEquals("ACK_UNAVAILABLE", response.bodyAsJsonObject().getJsonObject("error").getString("code"));

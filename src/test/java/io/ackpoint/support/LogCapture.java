@@ -14,7 +14,14 @@ public final class LogCapture implements AutoCloseable {
 
   private final Logger logger;
   private final Level levelBefore;
-  private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
+  /** Adds under its own lock (AppenderBase.doAppend), from the threads that log, and wakes who awaits. */
+  private final ListAppender<ILoggingEvent> appender = new ListAppender<>() {
+    @Override
+    protected void append(ILoggingEvent event) {
+      super.append(event);
+      notifyAll();
+    }
+  };
 
   private LogCapture(Logger logger, Level level) {
     this.logger = logger;
@@ -38,11 +45,14 @@ public final class LogCapture implements AutoCloseable {
   /** Waits until an event at {@code level} has been logged (another thread logs it), and answers its message. */
   public String awaitMessage(String level, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (messages(level).isEmpty()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("nothing logged at " + level + " by " + logger.getName() + " within " + timeout);
+    synchronized (appender) {
+      while (messages(level).isEmpty()) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new AssertionError("nothing logged at " + level + " by " + logger.getName() + " within " + timeout);
+        }
+        appender.wait(Math.max(1, left / 1_000_000));
       }
-      Thread.sleep(5);
     }
     return messages(level).get(0);
   }
@@ -50,7 +60,6 @@ public final class LogCapture implements AutoCloseable {
   /** The formatted messages of the events at {@code level} (WARN, ERROR…). */
   public List<String> messages(String level) {
     List<ILoggingEvent> events;
-    // The appender adds under its own lock, from the threads that log.
     synchronized (appender) {
       events = List.copyOf(appender.list);
     }
