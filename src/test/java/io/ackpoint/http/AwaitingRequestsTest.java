@@ -20,6 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -69,53 +70,50 @@ class AwaitingRequestsTest {
   /** A shutdown's grace is shorter than a long wait: the request is answered, not dropped with its connection. */
   @Test
   void aShutdownAnswersAwaitingRequestsThatTheirCheckpointIsNotAcknowledgedYet(Vertx vertx, VertxTestContext test) {
-    // Waits end near the end of the shutdown's grace (half of 2 s), not at once: see HttpVerticle.stop.
-    RunningAckpoint own = RunningAckpoint.fresh(vertx, config -> config.put("shutdown", new JsonObject().put("timeout", "2s")));
-    own.sql.close();
-    Future<Void> sent = requestSentTo(vertx, TestAckpoint.ADDRESSES.checkpointSubmit());
-    WebClient client = WebClient.create(vertx, new WebClientOptions().setDefaultPort(own.port()));
-    Future<HttpResponse<Buffer>> waiting = client.post("/sync/checkpoint-request").addQueryParam("wait", "50")
-        .putHeader("Authorization", "Token " + TestKeys.token("shutdown"))
-        .sendJsonObject(new JsonObject().put("client_id", "c").put("checkpoint_request_id", "9"));
-    sent.compose(stored -> own.ackpoint.close()).compose(closed -> waiting)
+    answerWhenShutDownWhileWaiting(vertx, TestAckpoint.ADDRESSES.checkpointSubmit(), client -> client.post("/sync/checkpoint-request")
+        .addQueryParam("wait", "50").putHeader("Authorization", "Token " + TestKeys.token("shutdown"))
+        .sendJsonObject(new JsonObject().put("client_id", "c").put("checkpoint_request_id", "9")))
         .onComplete(test.succeeding(response -> test.verify(() -> {
           assertEquals(200, response.statusCode(), response.bodyAsString());
           JsonObject data = response.bodyAsJsonObject().getJsonObject("data");
           assertEquals("9", data.getString("checkpoint_request_id"));
           assertEquals(false, data.getBoolean("acknowledged"));
-          client.close();
           test.completeNow();
         })));
-  }
-
-  /** Completes once a route sends to {@code address}: the request is in Ackpoint's hands. */
-  private static Future<Void> requestSentTo(Vertx vertx, String address) {
-    Promise<Void> sent = Promise.promise();
-    vertx.eventBus().addOutboundInterceptor(delivery -> {
-      if (address.equals(delivery.message().address())) {
-        sent.tryComplete();
-      }
-      delivery.next();
-    });
-    return sent.future();
   }
 
   /** A legacy wait (up to 50 s) outlasts a shutdown's grace too: it is answered 503, retry elsewhere. */
   @Test
   void aShutdownAnswersLegacyRequestsWaitingForReplication503(Vertx vertx, VertxTestContext test) {
-    RunningAckpoint own = RunningAckpoint.fresh(vertx, config -> config.put("shutdown", new JsonObject().put("timeout", "2s")));
-    own.sql.close();
-    Future<Void> waiting = requestSentTo(vertx, TestAckpoint.ADDRESSES.headAwait());
-    WebClient client = WebClient.create(vertx, new WebClientOptions().setDefaultPort(own.port()));
-    Future<HttpResponse<Buffer>> legacy = client.get("/write-checkpoint.json")
-        .putHeader("Authorization", "Token " + TestKeys.token("legacy-shutdown")).send();
-    waiting.compose(marked -> own.ackpoint.close()).compose(closed -> legacy)
+    answerWhenShutDownWhileWaiting(vertx, TestAckpoint.ADDRESSES.headAwait(), client -> client.get("/write-checkpoint.json")
+        .putHeader("Authorization", "Token " + TestKeys.token("legacy-shutdown")).send())
         .onComplete(test.succeeding(response -> test.verify(() -> {
           assertEquals(503, response.statusCode(), response.bodyAsString());
           assertEquals("ACK_UNAVAILABLE", response.bodyAsJsonObject().getJsonObject("error").getString("code"));
-          client.close();
           test.completeNow();
         })));
+  }
+
+  /**
+   * Sends {@code request} to an Ackpoint of its own, closes that Ackpoint once the request has sent
+   * to {@code waitAddress} (it waits there: nothing follows replication), and answers the response.
+   * Waits end near the end of the shutdown's grace (half of 2 s), not at once: see HttpVerticle.stop.
+   */
+  private static Future<HttpResponse<Buffer>> answerWhenShutDownWhileWaiting(
+      Vertx vertx, String waitAddress, Function<WebClient, Future<HttpResponse<Buffer>>> request) {
+    RunningAckpoint own = RunningAckpoint.fresh(vertx, config -> config.put("shutdown", new JsonObject().put("timeout", "2s")));
+    own.sql.close();
+    // Registered before the request is sent: Ackpoint may send to the address at any moment after.
+    Promise<Void> waiting = Promise.promise();
+    vertx.eventBus().addOutboundInterceptor(delivery -> {
+      if (waitAddress.equals(delivery.message().address())) {
+        waiting.tryComplete();
+      }
+      delivery.next();
+    });
+    WebClient client = WebClient.create(vertx, new WebClientOptions().setDefaultPort(own.port()));
+    Future<HttpResponse<Buffer>> answer = request.apply(client);
+    return waiting.future().compose(sent -> own.ackpoint.close()).compose(closed -> answer).andThen(done -> client.close());
   }
 
   private static void anotherRequestIsAnsweredWhileTheyWait(WebClient client, List<Future<HttpResponse<Buffer>>> waiting,
