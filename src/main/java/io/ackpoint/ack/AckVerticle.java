@@ -56,7 +56,7 @@ public final class AckVerticle extends VerticleBase {
     floorRead = readFloor();
     toLocalConsumers = CheckpointReachedCodec.registerOn(vertx);
     missed = new MissedAnnouncements(vertx, history, (position, users) -> vertx.eventBus().publish(
-        addresses.positionReached(), new PositionReached(position, heads.checkpoint(), users, ""),
+        addresses.positionReached(), new PositionReached(position, readBackSequence(position), users, ""),
         new DeliveryOptions().setLocalOnly(true).addHeader(READ_BACK_HEADER, "true")));
     var bus = vertx.eventBus();
     return Future.all(
@@ -82,6 +82,16 @@ public final class AckVerticle extends VerticleBase {
       vertx.eventBus().publish(addresses.checkpointReached(),
           new CheckpointReached(r.user(), r.writeCheckpoint(), reached.position(), reached.checkpoint()), toLocalConsumers);
     }
+  }
+
+  /**
+   * The sequence a position read back is told at: at least its ordinal, as the engine that applied
+   * it numbered it ({@link Checkpoints}), so that nobody is told "acknowledged at S" with S before
+   * the head of their write (the node's own sequence may be far behind what it missed); and at
+   * least the node's own, so that its sequence never goes back.
+   */
+  private long readBackSequence(String position) {
+    return Math.max(heads.checkpoint(), source.positions().ordinal(position));
   }
 
   private void latest(Message<JsonObject> msg) {

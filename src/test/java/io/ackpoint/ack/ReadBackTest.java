@@ -1,0 +1,60 @@
+package io.ackpoint.ack;
+
+import io.ackpoint.Ackpoint;
+import io.ackpoint.AckpointAddresses;
+import io.ackpoint.AckpointOptions;
+import io.ackpoint.core.PositionReached;
+import io.ackpoint.source.Lsn;
+import io.ackpoint.support.Await;
+import io.ackpoint.support.Sql;
+import io.ackpoint.support.TestAckpoint;
+import io.ackpoint.support.TestDatabase;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A node that learns that the engine before the current one may have applied positions it never
+ * announced (it died) reads them back from storage and tells its consumers; each at a checkpoint
+ * sequence no lower than the position's own, as the engine would have numbered it: a client is
+ * never told "acknowledged at S" with S before its write's head.
+ */
+@ExtendWith(VertxExtension.class)
+class ReadBackTest {
+
+  private static final String HEARD = "00000000/00000100";
+  private static final String UNANNOUNCED = "00000000/10000000";
+  private static final String NEW_ENGINE = "00000000/20000000";
+
+  @Test
+  void anAcknowledgementReadBackIsToldAtASequenceNoLowerThanItsPosition(Vertx vertx, VertxTestContext test) {
+    String uri = TestDatabase.freshDatabase();
+    JsonObject config = TestAckpoint.configJson(uri);
+    config.getJsonObject("http").put("enabled", false);
+    Ackpoint ackpoint = Await.result(Ackpoint.deploy(vertx, new AckpointOptions(config)));
+    AckpointAddresses addresses = new AckpointAddresses(AckpointAddresses.DEFAULT_PREFIX);
+    try (Sql sql = new Sql(vertx, uri)) {
+      // What the engine that died had applied at a position it never announced.
+      sql.query("INSERT INTO ackpoint_write_checkpoints (user_id, client_id, write_checkpoint, lsns, processed_at_lsn)"
+          + " VALUES ('u', 'c', 3, $1, $2)", new JsonObject().put("1", "00000000/0F000000"), UNANNOUNCED);
+    }
+    vertx.eventBus().<JsonObject>consumer(addresses.checkpointReached(), msg -> test.verify(() -> {
+      assertEquals("3", msg.body().getString("write_checkpoint"));
+      assertEquals(UNANNOUNCED, msg.body().getString("position"));
+      long checkpoint = Long.parseLong(msg.body().getString("checkpoint"));
+      assertTrue(checkpoint >= Lsn.FORMAT.ordinal(UNANNOUNCED), checkpoint + " is below the position's own sequence");
+      ackpoint.close().onComplete(test.succeedingThenComplete());
+    }));
+    vertx.eventBus().publish(addresses.positionReached(), new PositionReached(HEARD, 5, List.of(), "00000000/00000001"));
+    // A new engine's first announcement names no previous one: the node reads back what it missed.
+    vertx.eventBus().publish(addresses.positionReached(), new PositionReached(NEW_ENGINE, 7, List.of(), ""));
+  }
+}
