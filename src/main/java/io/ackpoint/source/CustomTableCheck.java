@@ -25,6 +25,17 @@ final class CustomTableCheck {
       SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE c.relkind IN ('r', 'p') AND lower(n.nspname) = lower(?) AND lower(c.relname) = lower(?)
       """;
+  /**
+   * Whether PostgreSQL can publish the table's updates: it needs a replica identity, the primary key
+   * by default (or an index, or FULL). Without one, publishing updates makes every UPDATE of the
+   * application's fail ("cannot update table ... because it does not have a replica identity").
+   */
+  private static final String REPLICA_IDENTITY = """
+      SELECT c.relreplident = 'f' OR (c.relreplident = 'i' AND EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisreplident))
+             OR (c.relreplident = 'd' AND EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisprimary))
+        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = ? AND c.relname = ?
+      """;
   private static final String COLUMNS = """
       SELECT a.attname FROM pg_attribute a
         JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -55,6 +66,11 @@ final class CustomTableCheck {
     if (!exists) {
       throw new FollowerFailure("custom.table \"" + table.table() + "\" does not exist in schema " + schema + hint(similar));
     }
+    if (!hasReplicaIdentity(c, schema, name)) {
+      throw new FollowerFailure("custom.table " + Publication.quoted(schema) + "." + Publication.quoted(name)
+          + " has no replica identity: published, its UPDATEs would fail in the application; give it a primary key"
+          + " (or ALTER TABLE ... REPLICA IDENTITY FULL)");
+    }
     List<String> columns = columns(c, schema, name);
     for (Map.Entry<String, String> configured : configuredColumns(table).entrySet()) {
       String column = configured.getValue();
@@ -84,6 +100,16 @@ final class CustomTableCheck {
       columns.put("custom.request_column", table.requestColumn());
     }
     return columns;
+  }
+
+  private static boolean hasReplicaIdentity(Connection c, String schema, String name) throws SQLException {
+    try (PreparedStatement s = c.prepareStatement(REPLICA_IDENTITY)) {
+      s.setString(1, schema);
+      s.setString(2, name);
+      try (ResultSet rs = s.executeQuery()) {
+        return rs.next() && rs.getBoolean(1);
+      }
+    }
   }
 
   private static List<String> columns(Connection c, String schema, String name) throws SQLException {

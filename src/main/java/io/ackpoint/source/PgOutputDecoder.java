@@ -126,9 +126,14 @@ final class PgOutputDecoder {
     }
     long id;
     try {
+      // The digits 0-9 alone, as the HTTP API takes ids: parseLong also takes a sign and other
+      // scripts' digits, which a text column may hold.
+      if (!checkpoint.chars().allMatch(c -> c >= '0' && c <= '9')) {
+        throw new NumberFormatException();
+      }
       id = Long.parseLong(checkpoint);
     } catch (NumberFormatException e) {
-      LOG.warn("ignoring a custom checkpoint row whose {} is not an integer", table.checkpointColumn());
+      LOG.warn("ignoring a custom checkpoint row whose {} is not an integer of the digits 0-9", table.checkpointColumn());
       return;
     }
     String client = table.clientColumn() == null ? null : row.get(table.clientColumn());

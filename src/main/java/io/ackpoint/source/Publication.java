@@ -19,6 +19,11 @@ import java.util.Set;
 final class Publication {
 
   private static final String TABLES = "SELECT schemaname, tablename FROM pg_publication_tables WHERE pubname = ?";
+  /**
+   * A partitioned custom table's rows are published under its own name, not its partitions' (which
+   * the decoder would not recognise: every row ignored).
+   */
+  private static final String OPTIONS = "publish = 'insert, update', publish_via_partition_root = true";
 
   private Publication() {
   }
@@ -31,14 +36,15 @@ final class Publication {
     }
     if (!exists(c, publication)) {
       // Only inserts and updates: deletes would need a replica identity on the application's table.
-      execute(c, "CREATE PUBLICATION " + publication + " WITH (publish = 'insert, update')",
+      execute(c, "CREATE PUBLICATION " + publication + " WITH (" + OPTIONS + ")",
           "42710"); // 42710: created concurrently by another node
     }
     if (customTable != null) {
       String table = quoted(customTable.schemaName()) + "." + quoted(customTable.tableName());
       if (!publishedTables(c, publication).equals(Set.of(table))) {
         // SET, not ADD: a table published by an older version under a folded name leaves the publication.
-        execute(c, "ALTER PUBLICATION " + publication + " SET (publish = 'insert, update')", "42710");
+        // A partitioned table published without the option is listed here by its partitions.
+        execute(c, "ALTER PUBLICATION " + publication + " SET (" + OPTIONS + ")", "42710");
         execute(c, "ALTER PUBLICATION " + publication + " SET TABLE " + table, "42710");
       }
     }

@@ -20,7 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Custom-mode names are exact, case-sensitive PostgreSQL names: what is configured is what is
- * followed, and a name that does not exist is reported instead of silently following nothing.
+ * followed, and a name that does not exist is reported instead of silently following nothing. So is
+ * a table whose updates PostgreSQL cannot publish; a partitioned table is followed by its own name.
  */
 @ExtendWith(VertxExtension.class)
 class CustomTableNamesTest {
@@ -104,5 +105,40 @@ class CustomTableNamesTest {
     String reason = readiness.getString("reason");
     assertTrue(reason.contains("custom.client_column \"ClientId\" does not exist in table \"public\".\"Checkpoints\""), reason);
     assertTrue(reason.contains("did you mean clientid?"), reason);
+  }
+
+  @Test
+  void aPartitionedTableIsFollowedThroughItsPartitions() {
+    sql("CREATE TABLE checkpoints (user_id TEXT NOT NULL, client_id TEXT NOT NULL, checkpoint BIGINT NOT NULL,"
+        + " PRIMARY KEY (user_id, client_id)) PARTITION BY HASH (user_id)");
+    sql("CREATE TABLE checkpoints_0 PARTITION OF checkpoints FOR VALUES WITH (MODULUS 2, REMAINDER 0)");
+    sql("CREATE TABLE checkpoints_1 PARTITION OF checkpoints FOR VALUES WITH (MODULUS 2, REMAINDER 1)");
+    startCustom(new JsonObject().put("table", "checkpoints").put("client_column", "client_id"));
+    assertTrue(Readiness.probe(app).getBoolean("ready"));
+
+    String token = TestKeys.token(vertx, "app-user");
+    try (StreamClient stream = app.stream(token, "c1")) {
+      stream.next();
+      stream.next();
+      app.sql.query("INSERT INTO checkpoints (user_id, client_id, checkpoint) VALUES ('app-user', 'c1', 5)");
+      app.sql.query("UPDATE checkpoints SET checkpoint = 6 WHERE user_id = 'app-user'");
+      // The insert's and the update's positions may be applied as one: the last id is what must come.
+      stream.nextMatching(l -> l.containsKey("checkpoint_diff")
+          && "6".equals(l.getJsonObject("checkpoint_diff").getString("write_checkpoint")));
+    }
+  }
+
+  @Test
+  void aTableWithoutReplicaIdentityIsNotPublishedAndReadinessSaysWhy() {
+    sql("CREATE TABLE checkpoints (user_id TEXT NOT NULL, checkpoint BIGINT NOT NULL)");
+    sql("INSERT INTO checkpoints VALUES ('app-user', 1)");
+    startCustom(new JsonObject().put("table", "checkpoints"));
+
+    JsonObject readiness = Readiness.probe(app);
+    assertEquals(false, readiness.getBoolean("ready"), readiness.encode());
+    String reason = readiness.getString("reason");
+    assertTrue(reason.contains("has no replica identity"), reason);
+    // The application's own updates keep working: the table was not published.
+    app.sql.query("UPDATE checkpoints SET checkpoint = 2 WHERE user_id = 'app-user'");
   }
 }

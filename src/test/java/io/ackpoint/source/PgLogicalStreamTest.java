@@ -1,6 +1,8 @@
 package io.ackpoint.source;
 
 import io.ackpoint.config.AckpointConfig;
+import io.ackpoint.core.CustomCheckpoint;
+import io.ackpoint.core.FullUserId;
 import io.ackpoint.support.Sql;
 import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestDatabase;
@@ -13,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.sql.SQLException;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -87,6 +90,16 @@ class PgLogicalStreamTest {
       stream.confirm(again.position());
       sql.query("INSERT INTO checkpoints (user_id, checkpoint, client_id) VALUES ('u', 42, 'c1')");
       assertEquals(42, nextCustom(stream).custom().get(0).checkpoint(), "confirmed, so the stream reads on");
+    }
+  }
+
+  @Test
+  void aCheckpointWithASignOrAnotherScriptsDigitsIsSkipped() throws SQLException {
+    sql.query("ALTER TABLE checkpoints ALTER COLUMN checkpoint TYPE TEXT");
+    try (PgLogicalStream stream = open()) {
+      sql.query("INSERT INTO checkpoints (user_id, checkpoint, client_id) VALUES ('a', '+7', 'c1'), ('b', '٣', 'c1'), ('c', '8', 'c1')");
+      List<CustomCheckpoint> custom = nextCustom(stream).custom();
+      assertEquals(List.of(new CustomCheckpoint(new FullUserId("c", "c1"), 8, false)), custom);
     }
   }
 }
