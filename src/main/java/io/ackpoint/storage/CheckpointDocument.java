@@ -23,6 +23,8 @@ record CheckpointDocument(Object id, FullUserId user, long checkpoint, JsonObjec
   /** Which acknowledgement marked the document processed, so that it answers for exactly those. */
   static final String PROCESSED_BY = "processed_by";
   static final String REQUESTED = "checkpoint_requested_at";
+  /** The greatest id acknowledged, kept while a later one is pending (one document per user). */
+  static final String ACKNOWLEDGED = "acknowledged_checkpoint";
 
   static CheckpointDocument of(JsonObject doc) {
     return new CheckpointDocument(doc.getValue(ID), user(doc), ((Number) doc.getValue(CHECKPOINT)).longValue(),

@@ -31,6 +31,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
+import static io.ackpoint.storage.CheckpointDocument.ACKNOWLEDGED;
 import static io.ackpoint.storage.CheckpointDocument.CHECKPOINT;
 import static io.ackpoint.storage.CheckpointDocument.CLIENT;
 import static io.ackpoint.storage.CheckpointDocument.COLLECTION;
@@ -193,7 +194,26 @@ public final class MongoCheckpointStorage implements CheckpointStorage {
         .compose(result -> result == null || result.getDocModified() == 0 ? Future.succeededFuture(List.<JsonObject>of())
             : client.findWithOptions(COLLECTION, marked,
             new FindOptions().setFields(new JsonObject().put(USER, 1).put(CLIENT, 1).put(CHECKPOINT, 1))))
+        .compose(documents -> keepAcknowledged(documents, marked).map(documents))
         .map(MongoCheckpointStorage::greatestPerUser));
+  }
+
+  /**
+   * Records each marked document's id as its acknowledged one, which stays when a batch raises the
+   * document to a later, pending id (one document per user: a stream opened meanwhile is told it).
+   * Without pipeline updates a field cannot be set from another in the same update, so this is a
+   * second round trip, and only where something was marked. {@code $max}: never lowered.
+   */
+  private Future<Void> keepAcknowledged(List<JsonObject> documents, JsonObject marked) {
+    if (documents.isEmpty()) {
+      return Future.succeededFuture();
+    }
+    List<BulkOperation> operations = new ArrayList<>(documents.size());
+    for (JsonObject doc : documents) {
+      operations.add(BulkOperation.createUpdate(marked.copy().put(ID, doc.getValue(ID)),
+          new JsonObject().put("$max", new JsonObject().put(ACKNOWLEDGED, doc.getValue(CHECKPOINT)))));
+    }
+    return client.bulkWriteWithOptions(COLLECTION, operations, new BulkWriteOptions(false)).mapEmpty();
   }
 
   /** One {@link Reached} per user, with its greatest id: duplicates never tell a lower id after a higher one. */
@@ -207,13 +227,20 @@ public final class MongoCheckpointStorage implements CheckpointStorage {
     return reached;
   }
 
+  /** A pending document answers the id acknowledged before it was raised ({@link CheckpointDocument#ACKNOWLEDGED}). */
   @Override
   public Future<Long> latestAcknowledged(FullUserId user) {
-    JsonObject acknowledged = CheckpointDocument.key(user).put(PROCESSED, new JsonObject().put("$ne", null));
-    FindOptions greatest = new FindOptions().setSort(new JsonObject().put(CHECKPOINT, -1)).setLimit(1)
-        .setFields(new JsonObject().put(CHECKPOINT, 1));
-    return guarded(client.findWithOptions(COLLECTION, acknowledged, greatest)
-        .map(found -> found.isEmpty() ? null : ((Number) found.get(0).getValue(CHECKPOINT)).longValue()));
+    FindOptions fields = new FindOptions().setFields(new JsonObject().put(CHECKPOINT, 1).put(PROCESSED, 1).put(ACKNOWLEDGED, 1));
+    return guarded(client.findWithOptions(COLLECTION, CheckpointDocument.key(user), fields).map(found -> {
+      Long latest = null;
+      for (JsonObject doc : found) {
+        Object acknowledged = doc.getString(PROCESSED) != null ? doc.getValue(CHECKPOINT) : doc.getValue(ACKNOWLEDGED);
+        if (acknowledged instanceof Number n && (latest == null || n.longValue() > latest)) {
+          latest = n.longValue();
+        }
+      }
+      return latest;
+    }));
   }
 
   /**

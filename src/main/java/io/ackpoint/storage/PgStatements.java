@@ -227,7 +227,7 @@ final class PgStatements {
            FOR UPDATE
       ),
       marked AS (
-        UPDATE ackpoint_write_checkpoints c SET processed_at_lsn = $1
+        UPDATE ackpoint_write_checkpoints c SET processed_at_lsn = $1, acknowledged_checkpoint = c.write_checkpoint
           FROM due
          WHERE c.id = due.id
         RETURNING c.user_id, c.client_id, c.write_checkpoint
@@ -248,9 +248,11 @@ final class PgStatements {
       SELECT 1 WHERE (SELECT head FROM ackpoint_pending ORDER BY head DESC LIMIT 1) > '' OR NOT %s"""
       .formatted(QUEUE_COMPLETE);
 
+  /** A pending row answers the id acknowledged before it was raised (see migration 7). */
   static final String LATEST_ACKNOWLEDGED = """
-      SELECT max(write_checkpoint) FROM ackpoint_write_checkpoints
-       WHERE user_id = $1 AND client_id = $2 AND processed_at_lsn IS NOT NULL
+      SELECT max(CASE WHEN processed_at_lsn IS NOT NULL THEN write_checkpoint ELSE acknowledged_checkpoint END)
+        FROM ackpoint_write_checkpoints
+       WHERE user_id = $1 AND client_id = $2
       """;
 
   // Compaction walks the table in id order, a window of rows per statement, instead of keeping an

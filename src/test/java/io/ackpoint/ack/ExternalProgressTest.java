@@ -98,4 +98,21 @@ class ExternalProgressTest {
     assertEquals(1, app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NULL AND user_id = 'u1' AND client_id = 'late'"));
     assertEquals(0, app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NULL AND user_id = 'u1' AND client_id = 'early'"));
   }
+
+  @Test
+  void aStreamOpenedWhileALaterCheckpointIsPendingShowsTheOneAcknowledgedBefore() {
+    app.api.checkpointRequest(token, "c1", "5");
+    try (StreamClient stream = StreamClient.syncStream(vertx, app.port(), token, "c1")) {
+      stream.next();
+      stream.next();
+      publishCurrentPosition();
+      assertEquals("5", stream.nextMatching(l -> l.containsKey("checkpoint_diff"))
+          .getJsonObject("checkpoint_diff").getString("write_checkpoint"));
+    }
+    // No position comes after this one: 6 stays pending, and 5 was acknowledged before it.
+    app.api.checkpointRequest(token, "c1", "6");
+    try (StreamClient reconnected = StreamClient.syncStream(vertx, app.port(), token, "c1")) {
+      assertEquals("5", reconnected.next().getJsonObject("checkpoint").getString("write_checkpoint"));
+    }
+  }
 }
