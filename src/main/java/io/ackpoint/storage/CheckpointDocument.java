@@ -23,7 +23,11 @@ record CheckpointDocument(Object id, FullUserId user, long checkpoint, JsonObjec
   /** Which acknowledgement marked the document processed, so that it answers for exactly those. */
   static final String PROCESSED_BY = "processed_by";
   static final String REQUESTED = "checkpoint_requested_at";
-  /** The greatest id acknowledged, kept while a later one is pending (one document per user). */
+  /**
+   * The id acknowledged before a batch raised the document to a later, pending one (one document
+   * per user), set by that batch's compare-and-set. Custom checkpoints raise documents without
+   * reading them and keep none.
+   */
   static final String ACKNOWLEDGED = "acknowledged_checkpoint";
 
   static CheckpointDocument of(JsonObject doc) {

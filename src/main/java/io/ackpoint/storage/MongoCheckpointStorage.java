@@ -194,26 +194,7 @@ public final class MongoCheckpointStorage implements CheckpointStorage {
         .compose(result -> result == null || result.getDocModified() == 0 ? Future.succeededFuture(List.<JsonObject>of())
             : client.findWithOptions(COLLECTION, marked,
             new FindOptions().setFields(new JsonObject().put(USER, 1).put(CLIENT, 1).put(CHECKPOINT, 1))))
-        .compose(documents -> keepAcknowledged(documents, marked).map(documents))
         .map(MongoCheckpointStorage::greatestPerUser));
-  }
-
-  /**
-   * Records each marked document's id as its acknowledged one, which stays when a batch raises the
-   * document to a later, pending id (one document per user: a stream opened meanwhile is told it).
-   * Without pipeline updates a field cannot be set from another in the same update, so this is a
-   * second round trip, and only where something was marked. {@code $max}: never lowered.
-   */
-  private Future<Void> keepAcknowledged(List<JsonObject> documents, JsonObject marked) {
-    if (documents.isEmpty()) {
-      return Future.succeededFuture();
-    }
-    List<BulkOperation> operations = new ArrayList<>(documents.size());
-    for (JsonObject doc : documents) {
-      operations.add(BulkOperation.createUpdate(marked.copy().put(ID, doc.getValue(ID)),
-          new JsonObject().put("$max", new JsonObject().put(ACKNOWLEDGED, doc.getValue(CHECKPOINT)))));
-    }
-    return client.bulkWriteWithOptions(COLLECTION, operations, new BulkWriteOptions(false)).mapEmpty();
   }
 
   /** One {@link Reached} per user, with its greatest id: duplicates never tell a lower id after a higher one. */
@@ -227,7 +208,7 @@ public final class MongoCheckpointStorage implements CheckpointStorage {
     return reached;
   }
 
-  /** A pending document answers the id acknowledged before it was raised ({@link CheckpointDocument#ACKNOWLEDGED}). */
+  /** A pending document answers the id acknowledged before a batch raised it ({@link CheckpointDocument#ACKNOWLEDGED}). */
   @Override
   public Future<Long> latestAcknowledged(FullUserId user) {
     FindOptions fields = new FindOptions().setFields(new JsonObject().put(CHECKPOINT, 1).put(PROCESSED, 1).put(ACKNOWLEDGED, 1));

@@ -101,10 +101,10 @@ public final class PgMigrations {
           DROP INDEX IF EXISTS ackpoint_write_checkpoints_requested_idx;
           ALTER TABLE ackpoint_write_checkpoints SET (fillfactor = 70);
           """),
-      // One row per user: a batch raising a row to a later id makes it pending again, and the id
-      // acknowledged before must still be told to a stream opened meanwhile. The acknowledgement
-      // sets it; no index covers it, so both updates stay HOT. Rows processed before this version
-      // have none: their write_checkpoint is acknowledged while they are processed.
+      // One row per user: a write raising a row to a later id makes it pending again, and the id
+      // acknowledged before must still be told to a stream opened meanwhile. The write that raises
+      // a processed row keeps its id here (exact: the row is locked; rows acknowledged before this
+      // version are covered too); no index covers it, so the updates stay HOT.
       new Migration(7, "acknowledged id kept while a later one is pending", """
           ALTER TABLE ackpoint_write_checkpoints ADD COLUMN acknowledged_checkpoint BIGINT;
           """));

@@ -67,6 +67,8 @@ final class PgStatements {
            SET write_checkpoint = greatest(c.write_checkpoint, t.target),
                lsns = CASE WHEN c.write_checkpoint < t.target THEN (SELECT lsns FROM head) ELSE c.lsns END,
                processed_at_lsn = CASE WHEN c.write_checkpoint < t.target THEN NULL ELSE c.processed_at_lsn END,
+               acknowledged_checkpoint = CASE WHEN c.write_checkpoint < t.target AND c.processed_at_lsn IS NOT NULL
+                                              THEN c.write_checkpoint ELSE c.acknowledged_checkpoint END,
                checkpoint_requested_at = CASE
                  WHEN greatest(c.write_checkpoint, t.target) = t.requested THEN now()
                  WHEN t.generated IS NOT NULL THEN NULL
@@ -117,6 +119,7 @@ final class PgStatements {
       updated AS (
         UPDATE ackpoint_write_checkpoints c
            SET write_checkpoint = r.checkpoint, lsns = $5::jsonb, processed_at_lsn = NULL,
+               acknowledged_checkpoint = CASE WHEN c.processed_at_lsn IS NOT NULL THEN c.write_checkpoint ELSE c.acknowledged_checkpoint END,
                checkpoint_requested_at = CASE WHEN r.request THEN now() END
           FROM req r
          WHERE c.user_id = r.user_id AND c.client_id = r.client_id AND c.write_checkpoint < r.checkpoint
@@ -227,7 +230,7 @@ final class PgStatements {
            FOR UPDATE
       ),
       marked AS (
-        UPDATE ackpoint_write_checkpoints c SET processed_at_lsn = $1, acknowledged_checkpoint = c.write_checkpoint
+        UPDATE ackpoint_write_checkpoints c SET processed_at_lsn = $1
           FROM due
          WHERE c.id = due.id
         RETURNING c.user_id, c.client_id, c.write_checkpoint
@@ -248,7 +251,7 @@ final class PgStatements {
       SELECT 1 WHERE (SELECT head FROM ackpoint_pending ORDER BY head DESC LIMIT 1) > '' OR NOT %s"""
       .formatted(QUEUE_COMPLETE);
 
-  /** A pending row answers the id acknowledged before it was raised (see migration 7). */
+  /** A pending row answers the id acknowledged before a write raised it (see migration 7). */
   static final String LATEST_ACKNOWLEDGED = """
       SELECT max(CASE WHEN processed_at_lsn IS NOT NULL THEN write_checkpoint ELSE acknowledged_checkpoint END)
         FROM ackpoint_write_checkpoints

@@ -9,6 +9,7 @@ import org.bson.types.ObjectId;
 import java.util.ArrayList;
 import java.util.List;
 
+import static io.ackpoint.storage.CheckpointDocument.ACKNOWLEDGED;
 import static io.ackpoint.storage.CheckpointDocument.CHECKPOINT;
 import static io.ackpoint.storage.CheckpointDocument.ID;
 import static io.ackpoint.storage.CheckpointDocument.LSNS;
@@ -54,7 +55,7 @@ record UserPlan(CheckpointWrite write, List<BulkOperation> operations, WriteOutc
     if (documents.isEmpty()) {
       // A new user: the plan always has a target here (a generated 1, or the supplied id).
       JsonObject filter = CheckpointDocument.key(write.user()).put(ID, new JsonObject().put("$oid", new ObjectId().toHexString()));
-      operations.add(upsert(filter, write, target, lsns, null, target.equals(requested) ? now : null));
+      operations.add(upsert(filter, write, target, lsns, null, target.equals(requested) ? now : null, null));
       checkpoint = target;
       pending = true;
     }
@@ -64,9 +65,11 @@ record UserPlan(CheckpointWrite write, List<BulkOperation> operations, WriteOutc
       if (target != null && d.checkpoint() < target) {
         after = target;
         processedAfter = null;
-        operations.add(compareAndSet(d, write, target, lsns, null, target.equals(requested) ? now : null));
+        // A processed document's id was acknowledged: it stays the answer while the target is pending.
+        operations.add(compareAndSet(d, write, target, lsns, null, target.equals(requested) ? now : null,
+            d.processedAt() != null ? Long.valueOf(d.checkpoint()) : null));
       } else if (requested != null && d.checkpoint() == requested) {
-        operations.add(compareAndSet(d, write, d.checkpoint(), d.lsns(), d.processedAt(), now));
+        operations.add(compareAndSet(d, write, d.checkpoint(), d.lsns(), d.processedAt(), now, null));
       }
       checkpoint = Math.max(checkpoint, after);
       pending |= processedAfter == null;
@@ -79,22 +82,26 @@ record UserPlan(CheckpointWrite write, List<BulkOperation> operations, WriteOutc
 
   /** Sets the document whole, on condition that its id and processed state are still as read. */
   private static BulkOperation compareAndSet(CheckpointDocument read, CheckpointWrite write, long checkpoint,
-                                             JsonObject lsns, String processedAt, JsonObject requestedAt) {
+                                             JsonObject lsns, String processedAt, JsonObject requestedAt, Long acknowledged) {
     JsonObject filter = new JsonObject().put(ID, read.id()).put(CHECKPOINT, read.checkpoint()).put(PROCESSED, read.processedAt());
-    return upsert(filter, write, checkpoint, lsns, processedAt, requestedAt);
+    return upsert(filter, write, checkpoint, lsns, processedAt, requestedAt, acknowledged);
   }
 
   /**
    * Every field is set, not only those that change, so that an upsert that recreates a document
-   * creates it whole. {@code requestedAt} is {@code null} for a generated id.
+   * creates it whole. {@code requestedAt} is {@code null} for a generated id; {@code acknowledged}
+   * null leaves the document's acknowledged id as it is.
    */
   private static BulkOperation upsert(JsonObject filter, CheckpointWrite write, long checkpoint, JsonObject lsns,
-                                      String processedAt, JsonObject requestedAt) {
+                                      String processedAt, JsonObject requestedAt, Long acknowledged) {
     JsonObject set = CheckpointDocument.key(write.user())
         .put(CHECKPOINT, checkpoint)
         .put(LSNS, lsns)
         .put(PROCESSED, processedAt)
         .put(REQUESTED, requestedAt);
+    if (acknowledged != null) {
+      set.put(ACKNOWLEDGED, acknowledged);
+    }
     return BulkOperation.createUpdate(filter, new JsonObject().put("$set", set), true, false);
   }
 }

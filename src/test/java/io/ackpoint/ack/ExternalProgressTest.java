@@ -85,14 +85,7 @@ class ExternalProgressTest {
 
   @Test
   void progressFromAnotherVerticleAcknowledgesOnlyCheckpointsAtOrBeforeIt() {
-    app.api.checkpointRequest(token, "early", "1");
-    try (StreamClient early = StreamClient.syncStream(vertx, app.port(), token, "early")) {
-      early.next();
-      early.next();
-      publishCurrentPosition();
-      assertEquals("1", early.nextMatching(l -> l.containsKey("checkpoint_diff"))
-          .getJsonObject("checkpoint_diff").getString("write_checkpoint"));
-    }
+    requestAndAwaitAcknowledgement("early", "1");
     // Stored after the published position was applied, and no later position comes: it waits.
     app.api.checkpointRequest(token, "late", "1");
     assertEquals(1, app.sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NULL AND user_id = 'u1' AND client_id = 'late'"));
@@ -101,18 +94,23 @@ class ExternalProgressTest {
 
   @Test
   void aStreamOpenedWhileALaterCheckpointIsPendingShowsTheOneAcknowledgedBefore() {
-    app.api.checkpointRequest(token, "c1", "5");
-    try (StreamClient stream = StreamClient.syncStream(vertx, app.port(), token, "c1")) {
-      stream.next();
-      stream.next();
-      publishCurrentPosition();
-      assertEquals("5", stream.nextMatching(l -> l.containsKey("checkpoint_diff"))
-          .getJsonObject("checkpoint_diff").getString("write_checkpoint"));
-    }
+    requestAndAwaitAcknowledgement("c1", "5");
     // No position comes after this one: 6 stays pending, and 5 was acknowledged before it.
     app.api.checkpointRequest(token, "c1", "6");
     try (StreamClient reconnected = StreamClient.syncStream(vertx, app.port(), token, "c1")) {
       assertEquals("5", reconnected.next().getJsonObject("checkpoint").getString("write_checkpoint"));
+    }
+  }
+
+  /** Requests {@code id}, publishes the source's current position, and hears {@code id} acknowledged on a stream. */
+  private void requestAndAwaitAcknowledgement(String clientId, String id) {
+    app.api.checkpointRequest(token, clientId, id);
+    try (StreamClient stream = StreamClient.syncStream(vertx, app.port(), token, clientId)) {
+      stream.next();
+      stream.next();
+      publishCurrentPosition();
+      assertEquals(id, stream.nextMatching(l -> l.containsKey("checkpoint_diff"))
+          .getJsonObject("checkpoint_diff").getString("write_checkpoint"));
     }
   }
 }
