@@ -21,6 +21,7 @@ import io.vertx.core.json.JsonObject;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Serves {@code ackpoint.checkpoint.create} (JSON, validated here since any verticle may send
@@ -29,6 +30,9 @@ import java.util.List;
  * readiness probe's question whether storage and source answer.
  */
 public final class BatcherVerticle extends VerticleBase {
+
+  /** How long a health check waits for each database: less than the probes' 5 s (and the status route's) wait for the reply. */
+  static final long HEALTH_CHECK_MS = 2_000;
 
   private final ReplicationSource source;
   private final CheckpointStorage storage;
@@ -86,9 +90,13 @@ public final class BatcherVerticle extends VerticleBase {
     return batcher.submit(command);
   }
 
+  /**
+   * Each database is asked on its own and given {@link #HEALTH_CHECK_MS} to answer, less than the
+   * probes wait for this reply: a database that hangs is reported alone, not with the other one.
+   */
   private void health(Message<Object> msg) {
-    Future<Void> storageUp = storage.ping();
-    Future<String> sourceUp = source.readHead();
+    Future<Void> storageUp = storage.ping().timeout(HEALTH_CHECK_MS, TimeUnit.MILLISECONDS);
+    Future<String> sourceUp = source.readHead().timeout(HEALTH_CHECK_MS, TimeUnit.MILLISECONDS);
     Future.join(storageUp, sourceUp).onComplete(ar -> msg.reply(new JsonObject()
         .put("storage", storageUp.succeeded())
         .put("source", sourceUp.succeeded())));

@@ -5,6 +5,7 @@ import io.ackpoint.config.AckpointConfig.DatabaseType;
 import io.ackpoint.impl.PgPools;
 import io.ackpoint.support.ApiClient;
 import io.ackpoint.support.Await;
+import io.ackpoint.support.Readiness;
 import io.ackpoint.support.RunningAckpoint;
 import io.ackpoint.support.Sql;
 import io.ackpoint.support.TcpProxy;
@@ -117,6 +118,22 @@ class StalledDatabaseTest {
     assertEquals("ACK_STORAGE_UNAVAILABLE", ApiClient.errorCode(stillFrozen), stillFrozen.bodyAsString());
     proxy.thaw();
     assertEquals("3", data(app.api.checkpointRequest(token, "c", "3")).getString("checkpoint_request_id"));
+  }
+
+  /** Each database is asked on its own: a frozen storage does not take the source's health down with it. */
+  @Test
+  void readinessNamesTheFrozenDatabaseAloneWhileTheOtherAnswers() {
+    app = RunningAckpoint.on(vertx, db, config -> {
+      config.getJsonObject("storage").put("uri", proxy.proxied(db));
+      return config;
+    });
+    assertEquals(true, Readiness.probe(app).getBoolean("ready"));
+    proxy.freeze();
+    JsonObject readiness = Readiness.probe(app);
+    proxy.thaw();
+    assertEquals(false, readiness.getBoolean("storage"), readiness.encode());
+    assertEquals(true, readiness.getBoolean("source"), readiness.encode());
+    assertEquals("storage does not answer", readiness.getString("reason"));
   }
 
   /**
