@@ -32,7 +32,8 @@ class ReadBackTest {
 
   private static final String HEARD = "00000000/00000100";
   private static final String UNANNOUNCED = "00000000/10000000";
-  private static final String NEW_ENGINE = "00000000/20000000";
+  /** Where the new engine starts: before what the old one applied unannounced (its slot's confirmation lagged). */
+  private static final String NEW_ENGINE = "00000000/08000000";
 
   @Test
   void anAcknowledgementReadBackIsToldAtASequenceNoLowerThanItsPosition(Vertx vertx, VertxTestContext test) {
@@ -53,8 +54,8 @@ class ReadBackTest {
       assertTrue(checkpoint >= Lsn.FORMAT.ordinal(UNANNOUNCED), checkpoint + " is below the position's own sequence");
       ackpoint.close().onComplete(test.succeedingThenComplete());
     }));
-    vertx.eventBus().publish(addresses.positionReached(), new PositionReached(HEARD, 5, List.of(), "00000000/00000001"));
+    vertx.eventBus().publish(addresses.positionReached(), new PositionReached(HEARD, Lsn.FORMAT.ordinal(HEARD), List.of(), "00000000/00000001"));
     // A new engine's first announcement names no previous one: the node reads back what it missed.
-    vertx.eventBus().publish(addresses.positionReached(), new PositionReached(NEW_ENGINE, 7, List.of(), ""));
+    vertx.eventBus().publish(addresses.positionReached(), new PositionReached(NEW_ENGINE, Lsn.FORMAT.ordinal(NEW_ENGINE), List.of(), ""));
   }
 }
