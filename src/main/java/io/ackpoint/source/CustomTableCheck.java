@@ -26,15 +26,28 @@ final class CustomTableCheck {
        WHERE c.relkind IN ('r', 'p') AND lower(n.nspname) = lower(?) AND lower(c.relname) = lower(?)
       """;
   /**
-   * Whether PostgreSQL can publish the table's updates: it needs a replica identity, the primary key
-   * by default (or an index, or FULL). Without one, publishing updates makes every UPDATE of the
-   * application's fail ("cannot update table ... because it does not have a replica identity").
+   * Whether PostgreSQL can publish the table's updates: every partition that holds rows (the table
+   * itself when it is not partitioned) needs a replica identity, the primary key by default (or an
+   * index, or FULL). Where one has none, publishing updates makes every UPDATE of the application's
+   * fail ("cannot update table ... because it does not have a replica identity").
    */
   private static final String REPLICA_IDENTITY = """
-      SELECT c.relreplident = 'f' OR (c.relreplident = 'i' AND EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisreplident))
-             OR (c.relreplident = 'd' AND EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisprimary))
-        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE n.nspname = ? AND c.relname = ?
+      WITH t AS (
+        SELECT c.oid, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relname = ?
+      ),
+      holding AS (
+        SELECT p.relid AS oid FROM t, pg_partition_tree(t.oid) p WHERE t.relkind = 'p' AND p.isleaf
+        UNION ALL
+        SELECT oid FROM t WHERE relkind <> 'p'
+      )
+      SELECT coalesce(bool_and(
+               c.relreplident = 'f'
+               OR (c.relreplident = 'i' AND EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisreplident))
+               OR (c.relreplident = 'd' AND EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisprimary))), true)
+        FROM holding h JOIN pg_class c ON c.oid = h.oid
+      """;
+  private static final String PARTITIONED = """
+      SELECT c.relkind = 'p' FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relname = ?
       """;
   private static final String COLUMNS = """
       SELECT a.attname FROM pg_attribute a
@@ -65,11 +78,6 @@ final class CustomTableCheck {
     }
     if (!exists) {
       throw new FollowerFailure("custom.table \"" + table.table() + "\" does not exist in schema " + schema + hint(similar));
-    }
-    if (!hasReplicaIdentity(c, schema, name)) {
-      throw new FollowerFailure("custom.table " + Publication.quoted(schema) + "." + Publication.quoted(name)
-          + " has no replica identity: published, its UPDATEs would fail in the application; give it a primary key"
-          + " (or ALTER TABLE ... REPLICA IDENTITY FULL)");
     }
     List<String> columns = columns(c, schema, name);
     for (Map.Entry<String, String> configured : configuredColumns(table).entrySet()) {
@@ -102,10 +110,19 @@ final class CustomTableCheck {
     return columns;
   }
 
-  private static boolean hasReplicaIdentity(Connection c, String schema, String name) throws SQLException {
-    try (PreparedStatement s = c.prepareStatement(REPLICA_IDENTITY)) {
-      s.setString(1, schema);
-      s.setString(2, name);
+  /** Whether the table's updates can be published without failing the application's (see {@link #REPLICA_IDENTITY}). */
+  static boolean updatesPublishable(Connection c, CustomTable table) throws SQLException {
+    return ask(c, REPLICA_IDENTITY, table);
+  }
+
+  static boolean partitioned(Connection c, CustomTable table) throws SQLException {
+    return ask(c, PARTITIONED, table);
+  }
+
+  private static boolean ask(Connection c, String question, CustomTable table) throws SQLException {
+    try (PreparedStatement s = c.prepareStatement(question)) {
+      s.setString(1, table.schemaName());
+      s.setString(2, table.tableName());
       try (ResultSet rs = s.executeQuery()) {
         return rs.next() && rs.getBoolean(1);
       }

@@ -193,7 +193,7 @@ final class PgLogicalStream implements AutoCloseable {
   /** Blocks until the next message; {@code null} once the stream is closed. */
   private ByteBuffer read() throws SQLException {
     ByteBuffer message;
-    while ((message = stream.readPending()) == null) {
+    while ((message = readPendingUnlessAborted()) == null) {
       if (aborted) {
         return null;
       }
@@ -213,6 +213,18 @@ final class PgLogicalStream implements AutoCloseable {
     }
     lastMessageNanos = System.nanoTime();
     return message;
+  }
+
+  /** A message if one is there; none once {@link #abort} closed the connection under the read. */
+  private ByteBuffer readPendingUnlessAborted() throws SQLException {
+    try {
+      return stream.readPending();
+    } catch (SQLException e) {
+      if (aborted) {
+        return null;
+      }
+      throw e;
+    }
   }
 
   /**
@@ -262,6 +274,11 @@ final class PgLogicalStream implements AutoCloseable {
    * graceful close would wait on the reading thread, and a server that is shutting down waits for
    * the client to confirm its last WAL.
    */
+  /** Whether {@link #abort} was called: whatever fails after that is the abort's doing. */
+  boolean aborted() {
+    return aborted;
+  }
+
   void abort() {
     aborted = true;
     try {

@@ -29,6 +29,10 @@ public final class PgReplicationSource implements ReplicationSource {
         FROM pg_replication_slots WHERE slot_name = $1
       """;
 
+  private static final String PUBLISHES = """
+      SELECT EXISTS (SELECT 1 FROM pg_publication_tables WHERE pubname = $1 AND schemaname = $2 AND tablename = $3)
+      """;
+
   private final Pool pool;
   /** Learnt from the server on the first marker, so that a source that is down at start-up stops nothing. */
   private volatile String emitMarker;
@@ -75,6 +79,12 @@ public final class PgReplicationSource implements ReplicationSource {
       emitMarker = sql;
       return sql;
     }));
+  }
+
+  /** Whether {@code publication} publishes the table {@code schema.table}, names compared exactly. */
+  public Future<Boolean> publishes(String publication, String schema, String table) {
+    return guarded(pool.preparedQuery(PUBLISHES).execute(Tuple.of(publication, schema, table))
+        .map(rows -> rows.iterator().next().getBoolean(0)));
   }
 
   /** The slot's state, or a failed future when the slot does not exist (yet). */

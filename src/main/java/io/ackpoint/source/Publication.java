@@ -2,6 +2,9 @@ package io.ackpoint.source;
 
 import io.ackpoint.config.AckpointConfig.CustomTable;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -18,34 +21,63 @@ import java.util.Set;
  */
 final class Publication {
 
+  private static final Logger LOG = LoggerFactory.getLogger(Publication.class);
+
   private static final String TABLES = "SELECT schemaname, tablename FROM pg_publication_tables WHERE pubname = ?";
-  /**
-   * A partitioned custom table's rows are published under its own name, not its partitions' (which
-   * the decoder would not recognise: every row ignored).
-   */
-  private static final String OPTIONS = "publish = 'insert, update', publish_via_partition_root = true";
+  private static final String FLAGS = "SELECT pubupdate, pubviaroot FROM pg_publication WHERE pubname = ?";
 
   private Publication() {
   }
 
-  /** Creates the publication if missing and, in custom mode, makes the custom table its only table. */
+  /**
+   * Creates the publication if missing and, in custom mode, makes the custom table its only table,
+   * published with its updates if PostgreSQL can publish them without failing the application's
+   * (a replica identity on every partition), else its inserts only, with a warning.
+   */
   static void ensure(Connection c, String publication, CustomTable customTable) throws SQLException {
-    if (customTable != null) {
-      // Before anything is published: a misnamed table must be reported, not followed in silence.
-      CustomTableCheck.verify(c, customTable);
+    if (customTable == null) {
+      if (!exists(c, publication)) {
+        execute(c, "CREATE PUBLICATION " + publication + " WITH (" + options(true) + ")",
+            "42710"); // 42710: created concurrently by another node
+      }
+      return;
+    }
+    // Before anything is published: a misnamed table must be reported, not followed in silence.
+    CustomTableCheck.verify(c, customTable);
+    String table = quoted(customTable.schemaName()) + "." + quoted(customTable.tableName());
+    boolean updates = CustomTableCheck.updatesPublishable(c, customTable);
+    if (!updates) {
+      LOG.warn("custom.table {} has no replica identity (a primary key) on every partition: only its inserts are followed,"
+          + " not its updates, which would fail in the application if published", table);
     }
     if (!exists(c, publication)) {
-      // Only inserts and updates: deletes would need a replica identity on the application's table.
-      execute(c, "CREATE PUBLICATION " + publication + " WITH (" + OPTIONS + ")",
-          "42710"); // 42710: created concurrently by another node
+      execute(c, "CREATE PUBLICATION " + publication + " WITH (" + options(updates) + ")", "42710");
     }
-    if (customTable != null) {
-      String table = quoted(customTable.schemaName()) + "." + quoted(customTable.tableName());
-      if (!publishedTables(c, publication).equals(Set.of(table))) {
-        // SET, not ADD: a table published by an older version under a folded name leaves the publication.
-        // A partitioned table published without the option is listed here by its partitions.
-        execute(c, "ALTER PUBLICATION " + publication + " SET (" + OPTIONS + ")", "42710");
-        execute(c, "ALTER PUBLICATION " + publication + " SET TABLE " + table, "42710");
+    boolean viaRoot = CustomTableCheck.partitioned(c, customTable);
+    // Altered only when needed: a publication an administrator made right needs no ownership of it.
+    if (!publishedTables(c, publication).equals(Set.of(table)) || !hasFlags(c, publication, updates, viaRoot)) {
+      // SET, not ADD: a table published by an older version under a folded name leaves the publication.
+      // A partitioned table published without publish_via_partition_root is listed by its partitions.
+      execute(c, "ALTER PUBLICATION " + publication + " SET (" + options(updates) + ")", "42710");
+      execute(c, "ALTER PUBLICATION " + publication + " SET TABLE " + table, "42710");
+      LOG.info("publication {} publishes custom.table {}", publication, table);
+    }
+  }
+
+  /**
+   * Only inserts, and updates if they can be: deletes would need a replica identity too. A
+   * partitioned table's rows are published under its own name, not its partitions' (which the
+   * decoder would not recognise: every row ignored).
+   */
+  private static String options(boolean updates) {
+    return "publish = '" + (updates ? "insert, update" : "insert") + "', publish_via_partition_root = true";
+  }
+
+  private static boolean hasFlags(Connection c, String publication, boolean updates, boolean viaRoot) throws SQLException {
+    try (PreparedStatement s = c.prepareStatement(FLAGS)) {
+      s.setString(1, publication);
+      try (ResultSet rs = s.executeQuery()) {
+        return rs.next() && rs.getBoolean(1) == updates && (rs.getBoolean(2) || !viaRoot);
       }
     }
   }

@@ -68,8 +68,7 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
       customStore = new DurableCustomStore(vertx.eventBus(), addresses.customCheckpoints(), customTable.storeTimeout());
     }
     heartbeatTimer = vertx.setPeriodic(config.heartbeatInterval().toMillis(), id -> heartbeat());
-    // How much WAL the slot holds back on the source: what an operator must watch.
-    vertx.setPeriodic(config.statusInterval().toMillis(), id -> source.slotState(config.slotName()).onSuccess(listener::slotState));
+    vertx.setPeriodic(config.statusInterval().toMillis(), id -> statusTick());
     // A thread of its own, allowed to block for as long as the stream lives.
     worker = vertx.createSharedWorkerExecutor("ackpoint-replication-" + deploymentID(), 1, 365, TimeUnit.DAYS);
     worker.executeBlocking(() -> {
@@ -77,6 +76,29 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
       return null;
     }, false);
     return firstAttempt.future();
+  }
+
+  private void statusTick() {
+    // How much WAL the slot holds back on the source: what an operator must watch.
+    source.slotState(config.slotName()).onSuccess(listener::slotState);
+    PgLogicalStream following = current;
+    if (customTable != null && following != null) {
+      // A custom table dropped or replaced leaves the publication (a renamed one stays, under its
+      // new name), and PostgreSQL stops sending the rows of the configured name without a word:
+      // the stream is started again, which publishes the table of that name, or reports that there
+      // is none. Rows committed in between are not published, so not seen (README, Custom
+      // checkpoint mode).
+      source.publishes(config.publication(), customTable.schemaName(), customTable.tableName()).onSuccess(published -> {
+        if (!published && following == current) {
+          LOG.warn("custom.table {} is no longer in publication {} under that name (dropped, renamed or replaced?): following again",
+              Publication.quoted(customTable.schemaName()) + "." + Publication.quoted(customTable.tableName()), config.publication());
+          vertx.executeBlocking(() -> {
+            following.abort();
+            return null;
+          });
+        }
+      });
+    }
   }
 
   private void heartbeat() {
@@ -105,7 +127,8 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
           stream.confirm(observed.position());
         }
       } catch (SQLException | RuntimeException e) {
-        if (!stopped) {
+        // A stream aborted on purpose (stopped, or its custom table no longer published) has not failed.
+        if (!stopped && (current == null || !current.aborted())) {
           // One log line per change of cause, not per retry; readiness carries the same reason.
           status.failed(failures.reason(e));
         }

@@ -1,5 +1,6 @@
 package io.ackpoint.promise;
 
+import io.ackpoint.support.LogCapture;
 import io.ackpoint.support.Readiness;
 import io.ackpoint.support.RunningAckpoint;
 import io.ackpoint.support.Sql;
@@ -14,6 +15,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -55,6 +58,14 @@ class CustomTableNamesTest {
         .put("custom", custom));
   }
 
+  private void startCustomCheckingEverySecond(JsonObject custom) {
+    app = RunningAckpoint.on(vertx, db, c -> {
+      TestAckpoint.withFollower(c).put("checkpoints", new JsonObject().put("mode", "custom")).put("custom", custom);
+      c.getJsonObject("replication").put("status_interval", "1s");
+      return c;
+    });
+  }
+
   private static JsonObject mixedCaseNames() {
     return new JsonObject().put("table", "Checkpoints").put("user_column", "UserId")
         .put("checkpoint_column", "Checkpoint").put("client_column", "ClientId");
@@ -69,14 +80,20 @@ class CustomTableNamesTest {
     startCustom(mixedCaseNames());
     assertTrue(Readiness.probe(app).getBoolean("ready"));
 
-    String token = TestKeys.token(vertx, "app-user");
-    try (StreamClient stream = app.stream(token, "c1")) {
+    assertEquals("41", firstAcknowledgedAfter(
+        "INSERT INTO checkpoints (userid, checkpoint, clientid) VALUES ('app-user', 99, 'c1')",
+        "INSERT INTO \"Checkpoints\" (\"UserId\", \"Checkpoint\", \"ClientId\") VALUES ('app-user', 41, 'c1')"));
+  }
+
+  /** The id of the first acknowledgement a stream of user app-user, client c1, hears once {@code statements} ran. */
+  private String firstAcknowledgedAfter(String... statements) {
+    try (StreamClient stream = app.stream(TestKeys.token(vertx, "app-user"), "c1")) {
       stream.next();
       stream.next();
-      app.sql.query("INSERT INTO checkpoints (userid, checkpoint, clientid) VALUES ('app-user', 99, 'c1')");
-      app.sql.query("INSERT INTO \"Checkpoints\" (\"UserId\", \"Checkpoint\", \"ClientId\") VALUES ('app-user', 41, 'c1')");
-      assertEquals("41", stream.nextMatching(l -> l.containsKey("checkpoint_diff"))
-          .getJsonObject("checkpoint_diff").getString("write_checkpoint"));
+      for (String statement : statements) {
+        app.sql.query(statement);
+      }
+      return stream.nextMatching(l -> l.containsKey("checkpoint_diff")).getJsonObject("checkpoint_diff").getString("write_checkpoint");
     }
   }
 
@@ -113,32 +130,45 @@ class CustomTableNamesTest {
         + " PRIMARY KEY (user_id, client_id)) PARTITION BY HASH (user_id)");
     sql("CREATE TABLE checkpoints_0 PARTITION OF checkpoints FOR VALUES WITH (MODULUS 2, REMAINDER 0)");
     sql("CREATE TABLE checkpoints_1 PARTITION OF checkpoints FOR VALUES WITH (MODULUS 2, REMAINDER 1)");
+    sql("INSERT INTO checkpoints (user_id, client_id, checkpoint) VALUES ('app-user', 'c1', 5)");
     startCustom(new JsonObject().put("table", "checkpoints").put("client_column", "client_id"));
     assertTrue(Readiness.probe(app).getBoolean("ready"));
 
-    String token = TestKeys.token(vertx, "app-user");
-    try (StreamClient stream = app.stream(token, "c1")) {
-      stream.next();
-      stream.next();
-      app.sql.query("INSERT INTO checkpoints (user_id, client_id, checkpoint) VALUES ('app-user', 'c1', 5)");
-      app.sql.query("UPDATE checkpoints SET checkpoint = 6 WHERE user_id = 'app-user'");
-      // The insert's and the update's positions may be applied as one: the last id is what must come.
-      stream.nextMatching(l -> l.containsKey("checkpoint_diff")
-          && "6".equals(l.getJsonObject("checkpoint_diff").getString("write_checkpoint")));
-    }
+    // An update: the row's partition publishes it under the partitioned table's name.
+    assertEquals("6", firstAcknowledgedAfter("UPDATE checkpoints SET checkpoint = 6 WHERE user_id = 'app-user'"));
   }
 
   @Test
-  void aTableWithoutReplicaIdentityIsNotPublishedAndReadinessSaysWhy() {
-    sql("CREATE TABLE checkpoints (user_id TEXT NOT NULL, checkpoint BIGINT NOT NULL)");
-    sql("INSERT INTO checkpoints VALUES ('app-user', 1)");
-    startCustom(new JsonObject().put("table", "checkpoints"));
-
-    JsonObject readiness = Readiness.probe(app);
-    assertEquals(false, readiness.getBoolean("ready"), readiness.encode());
-    String reason = readiness.getString("reason");
-    assertTrue(reason.contains("has no replica identity"), reason);
-    // The application's own updates keep working: the table was not published.
+  void aTableWithoutReplicaIdentityHasOnlyItsInsertsFollowedAndTheApplicationsUpdatesKeepWorking() throws InterruptedException {
+    sql("CREATE TABLE checkpoints (user_id TEXT NOT NULL, client_id TEXT NOT NULL, checkpoint BIGINT NOT NULL)");
+    sql("INSERT INTO checkpoints VALUES ('app-user', 'c1', 1)");
+    // As an earlier version published it: with its updates, which fail in the application.
+    sql("CREATE PUBLICATION ackpoint FOR TABLE checkpoints WITH (publish = 'insert, update')");
+    try (LogCapture publication = LogCapture.of("io.ackpoint.source.Publication", "INFO")) {
+      startCustom(new JsonObject().put("table", "checkpoints").put("client_column", "client_id"));
+      assertTrue(Readiness.probe(app).getBoolean("ready"));
+      assertTrue(publication.awaitMessage("WARN", Duration.ofSeconds(30)).contains("only its inserts are followed"));
+    }
     app.sql.query("UPDATE checkpoints SET checkpoint = 2 WHERE user_id = 'app-user'");
+    assertEquals("3", firstAcknowledgedAfter("INSERT INTO checkpoints VALUES ('app-user', 'c1', 3)"));
+  }
+
+  @Test
+  void aTableReplacedWhileFollowedIsPublishedAgainAndItsRowsAreFollowed() throws InterruptedException {
+    String create = "CREATE TABLE checkpoints (user_id TEXT NOT NULL, client_id TEXT NOT NULL, checkpoint BIGINT NOT NULL,"
+        + " PRIMARY KEY (user_id, client_id))";
+    sql(create);
+    startCustomCheckingEverySecond(new JsonObject().put("table", "checkpoints").put("client_column", "client_id"));
+    assertTrue(Readiness.probe(app).getBoolean("ready"));
+    try (LogCapture follower = LogCapture.of("io.ackpoint.source.ReplicationFollowerVerticle");
+         LogCapture publication = LogCapture.of("io.ackpoint.source.Publication", "INFO")) {
+      // A dropped table leaves the publication; the one created in its place is not in it.
+      sql("DROP TABLE checkpoints");
+      sql(create);
+      assertTrue(follower.awaitMessage("WARN", Duration.ofSeconds(30)).contains("is no longer in publication"));
+      // Following again publishes the new table; rows committed before that are not published (README).
+      assertTrue(publication.awaitMessage("INFO", Duration.ofSeconds(30)).contains("publishes custom.table"));
+    }
+    assertEquals("7", firstAcknowledgedAfter("INSERT INTO checkpoints (user_id, client_id, checkpoint) VALUES ('app-user', 'c1', 7)"));
   }
 }
