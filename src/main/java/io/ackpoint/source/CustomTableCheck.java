@@ -26,24 +26,26 @@ final class CustomTableCheck {
        WHERE c.relkind IN ('r', 'p') AND lower(n.nspname) = lower(?) AND lower(c.relname) = lower(?)
       """;
   /**
-   * Whether PostgreSQL can publish the table's updates: every partition that holds rows (the table
-   * itself when it is not partitioned) needs a replica identity, the primary key by default (or an
-   * index, or FULL). Where one has none, publishing updates makes every UPDATE of the application's
-   * fail ("cannot update table ... because it does not have a replica identity").
+   * Whether PostgreSQL can publish the table's updates: the table and every partition that holds
+   * rows need a replica identity (partitions inherit the table's primary key, not its REPLICA
+   * IDENTITY setting), the primary key by default, or an index, or FULL; a key PostgreSQL cannot
+   * use for it (deferrable, not yet valid) does not count. Where one has none, publishing updates
+   * makes every UPDATE of the application's fail ("cannot update table ... because it does not
+   * have a replica identity").
    */
   private static final String REPLICA_IDENTITY = """
       WITH t AS (
         SELECT c.oid, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relname = ?
       ),
       holding AS (
-        SELECT p.relid AS oid FROM t, pg_partition_tree(t.oid) p WHERE t.relkind = 'p' AND p.isleaf
-        UNION ALL
-        SELECT oid FROM t WHERE relkind <> 'p'
+        SELECT oid FROM t
+        UNION
+        SELECT p.relid FROM t, pg_partition_tree(t.oid) p WHERE t.relkind = 'p' AND p.isleaf
       )
       SELECT coalesce(bool_and(
                c.relreplident = 'f'
-               OR (c.relreplident = 'i' AND EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisreplident))
-               OR (c.relreplident = 'd' AND EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisprimary))), true)
+               OR EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisvalid AND i.indimmediate
+                             AND CASE c.relreplident WHEN 'i' THEN i.indisreplident WHEN 'd' THEN i.indisprimary ELSE false END)), false)
         FROM holding h JOIN pg_class c ON c.oid = h.oid
       """;
   private static final String PARTITIONED = """

@@ -269,16 +269,16 @@ final class PgLogicalStream implements AutoCloseable {
     return idle.onSocket();
   }
 
-  /**
-   * Drops the connection at once, from any thread, unblocking a {@link #next()} in progress. A
-   * graceful close would wait on the reading thread, and a server that is shutting down waits for
-   * the client to confirm its last WAL.
-   */
   /** Whether {@link #abort} was called: whatever fails after that is the abort's doing. */
   boolean aborted() {
     return aborted;
   }
 
+  /**
+   * Drops the connection at once, from any thread, unblocking a {@link #next()} in progress. A
+   * graceful close would wait on the reading thread, and a server that is shutting down waits for
+   * the client to confirm its last WAL.
+   */
   void abort() {
     aborted = true;
     try {

@@ -24,7 +24,7 @@ final class Publication {
   private static final Logger LOG = LoggerFactory.getLogger(Publication.class);
 
   private static final String TABLES = "SELECT schemaname, tablename FROM pg_publication_tables WHERE pubname = ?";
-  private static final String FLAGS = "SELECT pubupdate, pubviaroot FROM pg_publication WHERE pubname = ?";
+  private static final String FLAGS = "SELECT pubinsert, pubupdate, pubdelete, pubviaroot FROM pg_publication WHERE pubname = ?";
 
   private Publication() {
   }
@@ -58,8 +58,10 @@ final class Publication {
     if (!publishedTables(c, publication).equals(Set.of(table)) || !hasFlags(c, publication, updates, viaRoot)) {
       // SET, not ADD: a table published by an older version under a folded name leaves the publication.
       // A partitioned table published without publish_via_partition_root is listed by its partitions.
-      execute(c, "ALTER PUBLICATION " + publication + " SET (" + options(updates) + ")", "42710");
-      execute(c, "ALTER PUBLICATION " + publication + " SET TABLE " + table, "42710");
+      // One transaction: between the two, a table leaving the publication must not publish
+      // updates it has no replica identity for, nor a table joining it.
+      execute(c, "ALTER PUBLICATION " + publication + " SET (" + options(updates) + "); ALTER PUBLICATION "
+          + publication + " SET TABLE " + table, "42710");
       LOG.info("publication {} publishes custom.table {}", publication, table);
     }
   }
@@ -77,7 +79,10 @@ final class Publication {
     try (PreparedStatement s = c.prepareStatement(FLAGS)) {
       s.setString(1, publication);
       try (ResultSet rs = s.executeQuery()) {
-        return rs.next() && rs.getBoolean(1) == updates && (rs.getBoolean(2) || !viaRoot);
+        // Deletes need a replica identity as updates do: an administrator's publication of them is
+        // left alone only where the table has one.
+        return rs.next() && rs.getBoolean(1) && rs.getBoolean(2) == updates && (updates || !rs.getBoolean(3))
+            && (rs.getBoolean(4) || !viaRoot);
       }
     }
   }

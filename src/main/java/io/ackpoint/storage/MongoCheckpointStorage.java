@@ -168,8 +168,9 @@ public final class MongoCheckpointStorage implements CheckpointStorage {
       JsonObject state = new JsonObject().put(CHECKPOINT, c.checkpoint()).put(LSNS, lsns).put(PROCESSED, null)
           .put(REQUESTED, c.request() ? now : null);
       JsonObject key = CheckpointDocument.key(c.user());
+      // Raised without being read: an acknowledged id kept from before would be stale (CheckpointDocument).
       operations.add(BulkOperation.createUpdate(key.copy().put(CHECKPOINT, new JsonObject().put("$lt", c.checkpoint())),
-          new JsonObject().put("$set", state), false, true));
+          new JsonObject().put("$set", state).put("$unset", new JsonObject().put(ACKNOWLEDGED, "")), false, true));
       operations.add(BulkOperation.createUpdate(key, new JsonObject().put("$setOnInsert", state), true, false));
     }
     if (operations.isEmpty()) {
