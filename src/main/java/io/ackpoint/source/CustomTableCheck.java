@@ -33,21 +33,27 @@ final class CustomTableCheck {
    * makes every UPDATE of the application's fail ("cannot update table ... because it does not
    * have a replica identity").
    */
-  private static final String REPLICA_IDENTITY = """
-      WITH t AS (
-        SELECT c.oid, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relname = ?
-      ),
-      holding AS (
-        SELECT oid FROM t
-        UNION
-        SELECT p.relid FROM t, pg_partition_tree(t.oid) p WHERE t.relkind = 'p' AND p.isleaf
-      )
-      SELECT coalesce(bool_and(
-               c.relreplident = 'f'
-               OR EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisvalid AND i.indimmediate
-                             AND CASE c.relreplident WHEN 'i' THEN i.indisreplident WHEN 'd' THEN i.indisprimary ELSE false END)), false)
-        FROM holding h JOIN pg_class c ON c.oid = h.oid
-      """;
+  private static final String REPLICA_IDENTITY = replicaIdentity("?", "?");
+
+  /** {@link #REPLICA_IDENTITY} with its two parameters, the schema and the table, written as given. */
+  static String replicaIdentity(String schema, String table) {
+    return """
+        WITH t AS (
+          SELECT c.oid, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = %s AND c.relname = %s
+        ),
+        holding AS (
+          SELECT oid FROM t
+          UNION
+          SELECT p.relid FROM t, pg_partition_tree(t.oid) p WHERE t.relkind = 'p' AND p.isleaf
+        )
+        SELECT coalesce(bool_and(
+                 c.relreplident = 'f'
+                 OR EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisvalid AND i.indimmediate
+                               AND CASE c.relreplident WHEN 'i' THEN i.indisreplident WHEN 'd' THEN i.indisprimary ELSE false END)), false)
+          FROM holding h JOIN pg_class c ON c.oid = h.oid
+        """.formatted(schema, table);
+  }
+
   private static final String PARTITIONED = """
       SELECT c.relkind = 'p' FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relname = ?
       """;

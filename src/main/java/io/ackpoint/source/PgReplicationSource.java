@@ -29,9 +29,14 @@ public final class PgReplicationSource implements ReplicationSource {
         FROM pg_replication_slots WHERE slot_name = $1
       """;
 
-  private static final String PUBLISHES = """
+  /**
+   * The table of that name is in the publication, and the publication publishes updates exactly if
+   * the table can have them published (Publication.ensure decides the same way).
+   */
+  private static final String PUBLISHED_AS_ENSURED = """
       SELECT EXISTS (SELECT 1 FROM pg_publication_tables WHERE pubname = $1 AND schemaname = $2 AND tablename = $3)
-      """;
+         AND (SELECT pubupdate FROM pg_publication WHERE pubname = $1) = (%s)
+      """.formatted(CustomTableCheck.replicaIdentity("$2", "$3"));
 
   private final Pool pool;
   /** Learnt from the server on the first marker, so that a source that is down at start-up stops nothing. */
@@ -81,9 +86,12 @@ public final class PgReplicationSource implements ReplicationSource {
     }));
   }
 
-  /** Whether {@code publication} publishes the table {@code schema.table}, names compared exactly. */
-  public Future<Boolean> publishes(String publication, String schema, String table) {
-    return guarded(pool.preparedQuery(PUBLISHES).execute(Tuple.of(publication, schema, table))
+  /**
+   * Whether {@code publication} publishes the table {@code schema.table} (names compared exactly) as
+   * the follower set it up: with its updates exactly if their replica identity allows it.
+   */
+  public Future<Boolean> publishesAsEnsured(String publication, String schema, String table) {
+    return guarded(pool.preparedQuery(PUBLISHED_AS_ENSURED).execute(Tuple.of(publication, schema, table))
         .map(rows -> rows.iterator().next().getBoolean(0)));
   }
 

@@ -84,14 +84,16 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
     PgLogicalStream following = current;
     if (customTable != null && following != null) {
       // A custom table dropped or replaced leaves the publication (a renamed one stays, under its
-      // new name), and PostgreSQL stops sending the rows of the configured name without a word:
-      // the stream is started again, which publishes the table of that name, or reports that there
-      // is none. Rows committed in between are not published, so not seen (README, Custom
-      // checkpoint mode).
-      source.publishes(config.publication(), customTable.schemaName(), customTable.tableName()).onSuccess(published -> {
+      // new name), and PostgreSQL stops sending the rows of the configured name without a word; a
+      // table whose key was dropped has its updates published without a replica identity, which
+      // fails the application's UPDATEs. The stream is started again, which publishes the table of
+      // that name as it now allows, or reports that there is none. Rows committed in between are
+      // not published, so not seen (README, Custom checkpoint mode).
+      source.publishesAsEnsured(config.publication(), customTable.schemaName(), customTable.tableName()).onSuccess(published -> {
         if (!published && following == current) {
-          LOG.warn("custom.table {} is no longer in publication {} under that name (dropped, renamed or replaced?): following again",
-              Publication.quoted(customTable.schemaName()) + "." + Publication.quoted(customTable.tableName()), config.publication());
+          LOG.warn("custom.table {} is no longer published by {} as set up (dropped, renamed or replaced, or its key changed?):"
+              + " following again", Publication.quoted(customTable.schemaName()) + "." + Publication.quoted(customTable.tableName()),
+              config.publication());
           vertx.executeBlocking(() -> {
             following.abort();
             return null;

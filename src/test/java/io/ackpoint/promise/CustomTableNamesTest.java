@@ -180,10 +180,24 @@ class CustomTableNamesTest {
       // A dropped table leaves the publication; the one created in its place is not in it.
       sql("DROP TABLE checkpoints");
       sql(create);
-      assertTrue(follower.awaitMessage("WARN", Duration.ofSeconds(30)).contains("is no longer in publication"));
+      assertTrue(follower.awaitMessage("WARN", Duration.ofSeconds(30)).contains("is no longer published"));
       // Following again publishes the new table; rows committed before that are not published (README).
       assertTrue(publication.awaitMessage("INFO", Duration.ofSeconds(30)).contains("publishes custom.table"));
     }
     assertEquals("7", firstAcknowledgedAfter("INSERT INTO checkpoints (user_id, client_id, checkpoint) VALUES ('app-user', 'c1', 7)"));
+  }
+
+  @Test
+  void aTableWhoseKeyIsDroppedWhileFollowedHasItsUpdatesUnpublishedAgain() throws InterruptedException {
+    sql("CREATE TABLE checkpoints (user_id TEXT NOT NULL, client_id TEXT NOT NULL, checkpoint BIGINT NOT NULL,"
+        + " CONSTRAINT checkpoints_key PRIMARY KEY (user_id, client_id))");
+    sql("INSERT INTO checkpoints VALUES ('app-user', 'c1', 1)");
+    startCustomCheckingEverySecond(new JsonObject().put("table", "checkpoints").put("client_column", "client_id"));
+    assertTrue(Readiness.probe(app).getBoolean("ready"));
+    try (LogCapture publication = LogCapture.of("io.ackpoint.source.Publication")) {
+      sql("ALTER TABLE checkpoints DROP CONSTRAINT checkpoints_key");
+      assertTrue(publication.awaitMessage("WARN", Duration.ofSeconds(30)).contains("only its inserts are followed"));
+    }
+    app.sql.query("UPDATE checkpoints SET checkpoint = 2 WHERE user_id = 'app-user'");
   }
 }
