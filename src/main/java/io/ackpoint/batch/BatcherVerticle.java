@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
 public final class BatcherVerticle extends VerticleBase {
 
   /** How long a health check waits for each database: less than the probes' 5 s (and the status route's) wait for the reply. */
-  static final long HEALTH_CHECK_MS = 2_000;
+  private static final long HEALTH_CHECK_MS = 2_000;
 
   private final ReplicationSource source;
   private final CheckpointStorage storage;

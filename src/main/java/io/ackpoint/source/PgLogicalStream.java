@@ -193,7 +193,7 @@ final class PgLogicalStream implements AutoCloseable {
   /** Blocks until the next message; {@code null} once the stream is closed. */
   private ByteBuffer read() throws SQLException {
     ByteBuffer message;
-    while ((message = readPendingUnlessAborted()) == null) {
+    while ((message = stream.readPending()) == null) {
       if (aborted) {
         return null;
       }
@@ -213,18 +213,6 @@ final class PgLogicalStream implements AutoCloseable {
     }
     lastMessageNanos = System.nanoTime();
     return message;
-  }
-
-  /** A message if one is there; none once {@link #abort} closed the connection under the read. */
-  private ByteBuffer readPendingUnlessAborted() throws SQLException {
-    try {
-      return stream.readPending();
-    } catch (SQLException e) {
-      if (aborted) {
-        return null;
-      }
-      throw e;
-    }
   }
 
   /**

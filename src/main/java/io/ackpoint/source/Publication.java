@@ -35,23 +35,23 @@ final class Publication {
    * (a replica identity on every partition), else its inserts only, with a warning.
    */
   static void ensure(Connection c, String publication, CustomTable customTable) throws SQLException {
+    boolean updates = true;
+    if (customTable != null) {
+      // Before anything is published: a misnamed table must be reported, not followed in silence.
+      CustomTableCheck.verify(c, customTable);
+      updates = CustomTableCheck.updatesPublishable(c, customTable);
+    }
+    if (!exists(c, publication)) {
+      execute(c, "CREATE PUBLICATION " + publication + " WITH (" + options(updates) + ")",
+          "42710"); // 42710: created concurrently by another node
+    }
     if (customTable == null) {
-      if (!exists(c, publication)) {
-        execute(c, "CREATE PUBLICATION " + publication + " WITH (" + options(true) + ")",
-            "42710"); // 42710: created concurrently by another node
-      }
       return;
     }
-    // Before anything is published: a misnamed table must be reported, not followed in silence.
-    CustomTableCheck.verify(c, customTable);
     String table = quoted(customTable.schemaName()) + "." + quoted(customTable.tableName());
-    boolean updates = CustomTableCheck.updatesPublishable(c, customTable);
     if (!updates) {
       LOG.warn("custom.table {} has no replica identity (a primary key) on every partition: only its inserts are followed,"
           + " not its updates, which would fail in the application if published", table);
-    }
-    if (!exists(c, publication)) {
-      execute(c, "CREATE PUBLICATION " + publication + " WITH (" + options(updates) + ")", "42710");
     }
     boolean viaRoot = CustomTableCheck.partitioned(c, customTable);
     // Altered only when needed: a publication an administrator made right needs no ownership of it.

@@ -65,11 +65,9 @@ record UserPlan(CheckpointWrite write, List<BulkOperation> operations, WriteOutc
       if (target != null && d.checkpoint() < target) {
         after = target;
         processedAfter = null;
-        // A processed document's id was acknowledged: it stays the answer while the target is pending.
-        operations.add(compareAndSet(d, write, target, lsns, null, target.equals(requested) ? now : null,
-            d.processedAt() != null ? Long.valueOf(d.checkpoint()) : null));
+        operations.add(compareAndSet(d, write, target, lsns, null, target.equals(requested) ? now : null));
       } else if (requested != null && d.checkpoint() == requested) {
-        operations.add(compareAndSet(d, write, d.checkpoint(), d.lsns(), d.processedAt(), now, null));
+        operations.add(compareAndSet(d, write, d.checkpoint(), d.lsns(), d.processedAt(), now));
       }
       checkpoint = Math.max(checkpoint, after);
       pending |= processedAfter == null;
@@ -80,10 +78,15 @@ record UserPlan(CheckpointWrite write, List<BulkOperation> operations, WriteOutc
     return new UserPlan(write, operations, outcome);
   }
 
-  /** Sets the document whole, on condition that its id and processed state are still as read. */
+  /**
+   * Sets the document whole, on condition that its id and processed state are still as read. A
+   * processed document raised to a later id keeps the id it held as its acknowledged one: it stays
+   * the answer while the later one is pending.
+   */
   private static BulkOperation compareAndSet(CheckpointDocument read, CheckpointWrite write, long checkpoint,
-                                             JsonObject lsns, String processedAt, JsonObject requestedAt, Long acknowledged) {
+                                             JsonObject lsns, String processedAt, JsonObject requestedAt) {
     JsonObject filter = new JsonObject().put(ID, read.id()).put(CHECKPOINT, read.checkpoint()).put(PROCESSED, read.processedAt());
+    Long acknowledged = read.processedAt() != null && checkpoint > read.checkpoint() ? read.checkpoint() : null;
     return upsert(filter, write, checkpoint, lsns, processedAt, requestedAt, acknowledged);
   }
 
