@@ -4,6 +4,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.spi.cluster.ClusterManager;
 
+import java.util.List;
 import java.util.UUID;
 
 /**
@@ -35,6 +36,11 @@ final class ClusterNode {
 
   /** Members of the cluster as this node sees them now (a local view: it does not block). */
   int members() {
-    return manager == null ? 1 : manager.getNodes().size();
+    return memberIds().size();
+  }
+
+  /** The ids of the members, as {@link #members()} counts them. */
+  List<String> memberIds() {
+    return manager == null ? List.of(id) : manager.getNodes();
   }
 }

@@ -5,6 +5,8 @@ import io.vertx.core.Vertx;
 import io.vertx.core.shareddata.AsyncMap;
 import io.vertx.core.shareddata.Lock;
 
+import java.util.Map;
+
 /**
  * The cluster-wide lock of one replication slot, and the record of which node holds it. The lock
  * elects the follower: Hazelcast releases it when its holder leaves the cluster, gracefully or
@@ -35,6 +37,16 @@ final class FollowerLock {
   /** Records this node as the holder. */
   Future<Void> claim() {
     return records().compose(map -> map.put(name, nodeId));
+  }
+
+  /** Takes this node's record back, if it is still this node's: its term ended cleanly. */
+  Future<Void> forget() {
+    return records().compose(map -> map.removeIfPresent(name, nodeId)).mapEmpty();
+  }
+
+  /** Every record: lock name to the node recorded as its holder, for all slots and deployments. */
+  Future<Map<String, String>> all() {
+    return records().compose(AsyncMap::entries);
   }
 
   /** The node recorded as the holder, or null. */

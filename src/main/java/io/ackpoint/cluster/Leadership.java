@@ -1,6 +1,7 @@
 package io.ackpoint.cluster;
 
 import io.ackpoint.AckpointAddresses;
+import io.ackpoint.config.ConfigException;
 import io.vertx.core.Deployable;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -10,7 +11,9 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -39,6 +42,8 @@ public final class Leadership extends VerticleBase {
   private final NodeRole role;
   private final Duration recheck;
   private final List<String> deployed = new ArrayList<>();
+  /** Nodes on another slot already logged, so that each is told once. */
+  private final Set<String> misconfigured = new HashSet<>();
   private ClusterNode node;
   private FollowerLock lock;
   private ReplicationHealthRelay relay;
@@ -75,7 +80,13 @@ public final class Leadership extends VerticleBase {
     node = ClusterNode.of(vertx);
     lock = new FollowerLock(vertx, lockName, node.id());
     relay = new ReplicationHealthRelay(vertx.eventBus(), addresses, node.id(), slot);
-    return relay.follow().compose(v -> lock.acquire(0).transform(ar -> {
+    return otherSlotsFollowed().compose(others -> {
+      if (!others.isEmpty()) {
+        return Future.failedFuture(new ConfigException("replication.slot_name", "this node has " + slot + ", but " + others.get(0)
+            + " in this cluster (eventbus.prefix " + addresses.prefix() + "): every node of a deployment needs the same one"));
+      }
+      return relay.follow();
+    }).compose(v -> lock.acquire(0).transform(ar -> {
       if (ar.failed()) {
         LOG.info("node {} stands by: another node follows replication slot {}", node.id(), slot);
         campaign();
@@ -83,6 +94,29 @@ public final class Leadership extends VerticleBase {
       }
       return lead(ar.result());
     }));
+  }
+
+  /**
+   * Nodes of one deployment follow one slot. A node configured with another slot would lead that
+   * slot as well, splitting the acknowledgements between two followers, and the slot would hold WAL
+   * back on the source for good once that node is gone. Such a node is found by its record: a live
+   * member recorded as the holder of another slot's lock under this deployment's prefix. Answers
+   * one line per such slot.
+   */
+  private Future<List<String>> otherSlotsFollowed() {
+    String ours = lockName(addresses, "");
+    return lock.all().map(records -> {
+      List<String> members = node.memberIds();
+      List<String> others = new ArrayList<>();
+      records.forEach((name, holder) -> {
+        String other = name.startsWith(ours) ? name.substring(ours.length()) : null;
+        // A name of another prefix that begins with this one ("p.follower.x" as a prefix) is not ours.
+        if (other != null && !other.equals(slot) && !other.contains(".follower.") && members.contains(holder)) {
+          others.add("node " + holder + " follows replication slot " + other);
+        }
+      });
+      return others;
+    });
   }
 
   private void campaign() {
@@ -135,6 +169,15 @@ public final class Leadership extends VerticleBase {
   }
 
   private void recheck() {
+    otherSlotsFollowed().onSuccess(others -> {
+      // Two nodes that started at the same moment may both have found no other slot recorded.
+      for (String other : others) {
+        if (misconfigured.add(other)) {
+          LOG.error("{}, this node {} follows {}: every node of a deployment needs the same replication.slot_name", other,
+              node.id(), slot);
+        }
+      }
+    });
     lock.holder().onComplete(ar -> {
       if (stopped || held == null) {
         return;
@@ -169,10 +212,14 @@ public final class Leadership extends VerticleBase {
     }
     return chain.eventually(() -> {
       role.leading(false);
-      if (release && leaving != null) {
-        leaving.release();
+      if (!release || leaving == null) {
+        return stopped ? relay.stop() : relay.follow();
       }
-      return stopped ? relay.stop() : relay.follow();
+      // The record goes before the lock, so that no node finds this one recorded once it has left.
+      return lock.forget().otherwiseEmpty().eventually(() -> {
+        leaving.release();
+        return stopped ? relay.stop() : relay.follow();
+      });
     });
   }
 

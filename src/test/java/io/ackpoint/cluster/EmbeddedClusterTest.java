@@ -97,6 +97,36 @@ class EmbeddedClusterTest {
   }
 
   @Test
+  void aNodeConfiguredWithAnotherSlotIsRefusedWhileANodeFollowsTheFirst() throws Exception {
+    int port1 = TestAckpoint.freePort();
+    int port2 = TestAckpoint.freePort();
+    List<String> members = List.of("127.0.0.1:" + port1, "127.0.0.1:" + port2);
+    Vertx first = clustered(port1, members);
+    Vertx second = clustered(port2, members);
+    try {
+      String database = TestDatabase.freshDatabase();
+      JsonObject config = TestAckpoint.withFollower(TestAckpoint.configJson(database));
+      config.getJsonObject("http").put("enabled", false);
+      JsonObject otherSlot = TestAckpoint.withFollower(TestAckpoint.configJson(database));
+      otherSlot.getJsonObject("http").put("enabled", false);
+      Ackpoint following = Await.result(Ackpoint.deploy(first, new AckpointOptions(config)));
+
+      Throwable refused = failure(Ackpoint.deploy(second, new AckpointOptions(otherSlot)));
+      assertInstanceOf(ConfigException.class, refused);
+      assertTrue(refused.getMessage().contains("replication.slot_name") && refused.getMessage().contains(TestAckpoint.slotOf(config))
+          && refused.getMessage().contains(TestAckpoint.slotOf(otherSlot)), refused.getMessage());
+
+      // Once the node on the first slot has stopped cleanly (its Vert.x still a member), the other slot is the deployment's.
+      Await.result(following.close());
+      Ackpoint moved = Await.result(Ackpoint.deploy(second, new AckpointOptions(otherSlot)));
+      Await.result(awaitFollower(second));
+      Await.result(moved.close());
+    } finally {
+      Await.result(Future.join(first.close(), second.close()));
+    }
+  }
+
+  @Test
   void aClusteredVertxRefusesTheEmbeddedDatabaseAndClusterModeRefusesAVertxThatIsNotClustered() throws Exception {
     int port = TestAckpoint.freePort();
     Vertx clustered = clustered(port, List.of("127.0.0.1:" + port));
