@@ -4,6 +4,7 @@ import io.ackpoint.support.ApiClient;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestKeys;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
@@ -11,10 +12,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static io.ackpoint.support.ApiClient.data;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The embedded default keeps its data in embedded.data_dir: a restarted Ackpoint continues every sequence. */
 @ExtendWith(VertxExtension.class)
@@ -22,14 +29,59 @@ class EmbeddedRestartTest {
 
   @Test
   void checkpointsSurviveARestartOnTheSameDataDirectory(Vertx vertx, @TempDir Path dataDir) {
-    JsonObject json = TestAckpoint.configJson("unused")
-        .put("source", new JsonObject().put("type", "embedded"))
-        .put("storage", new JsonObject().put("type", "embedded"))
-        .put("embedded", new JsonObject().put("data_dir", dataDir.toString()));
+    JsonObject json = embedded(dataDir);
     String token = TestKeys.token(vertx, "restart");
 
     assertEquals("1", runOnce(vertx, json, api -> data(api.writeCheckpoint2(token, "c1")).getString("write_checkpoint")));
     assertEquals("2", runOnce(vertx, json, api -> data(api.writeCheckpoint2(token, "c1")).getString("write_checkpoint")));
+  }
+
+  @Test
+  void closingTheVertxWithoutClosingAckpointStopsTheEmbeddedDatabase(Vertx vertx, @TempDir Path dataDir) {
+    JsonObject json = embedded(dataDir);
+    String token = TestKeys.token(vertx, "vertx-closed");
+    Vertx own = Vertx.vertx();
+    Await.result(TestAckpoint.start(own, json));
+    Await.result(own.close());
+    assertFalse(Files.exists(dataDir.resolve("postmaster.pid")), "the embedded PostgreSQL stopped with the Vert.x");
+    assertEquals("1", runOnce(vertx, json, api -> data(api.writeCheckpoint2(token, "c1")).getString("write_checkpoint")));
+  }
+
+  @Test
+  void anEmbeddedPortInUseIsNamedAndLeavesTheDataDirectoryUsable(Vertx vertx, @TempDir Path dataDir) throws IOException {
+    JsonObject json = embedded(dataDir);
+    String token = TestKeys.token(vertx, "port-in-use");
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      json.getJsonObject("embedded").put("port", taken.getLocalPort());
+      Throwable refused = failure(TestAckpoint.start(vertx, json));
+      assertTrue(refused.getMessage().contains("embedded.port " + taken.getLocalPort()), refused.getMessage());
+    }
+    json.getJsonObject("embedded").remove("port");
+    assertEquals("1", runOnce(vertx, json, api -> data(api.writeCheckpoint2(token, "c1")).getString("write_checkpoint")));
+  }
+
+  @Test
+  void twoDeploysAtOnceOnOneDataDirectoryStartOneAndRefuseTheOtherClearly(Vertx vertx, @TempDir Path dataDir) {
+    JsonObject json = embedded(dataDir);
+    JsonObject second = embedded(dataDir).put("eventbus", new JsonObject().put("prefix", "second"));
+    Future<Ackpoint> one = TestAckpoint.start(vertx, json);
+    Future<Ackpoint> other = TestAckpoint.start(vertx, second);
+    Await.result(Future.join(one, other).otherwiseEmpty());
+    assertTrue(one.succeeded() != other.succeeded(), "exactly one started");
+    Throwable refused = one.failed() ? one.cause() : other.cause();
+    assertTrue(refused.getMessage().contains("in use by this process already"), refused.getMessage());
+    Await.result((one.succeeded() ? one : other).result().close());
+  }
+
+  private static JsonObject embedded(Path dataDir) {
+    return TestAckpoint.configJson("unused")
+        .put("source", new JsonObject().put("type", "embedded"))
+        .put("storage", new JsonObject().put("type", "embedded"))
+        .put("embedded", new JsonObject().put("data_dir", dataDir.toString()));
+  }
+
+  private static Throwable failure(Future<?> future) {
+    return Await.result(future.<Throwable>transform(ar -> Future.succeededFuture(ar.cause())));
   }
 
   /** Deploy starts the embedded database and close stops it: the second run finds the first one's data. */

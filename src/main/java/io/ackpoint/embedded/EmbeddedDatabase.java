@@ -7,8 +7,13 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The default database: a PostgreSQL server started by this process, with its data kept in
@@ -18,7 +23,12 @@ public final class EmbeddedDatabase implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedDatabase.class);
 
+  /** The data directories of the servers this process started and has not stopped (or is starting). */
+  private static final Set<Path> STARTED_HERE = ConcurrentHashMap.newKeySet();
+
   private final EmbeddedPostgres postgres;
+  /** This server's data directory, in {@link #STARTED_HERE} until it is stopped. */
+  private volatile Path claim;
   /** The server's process, or null if its pid file could not be read (then it is taken as running). */
   private final ProcessHandle postmaster;
 
@@ -28,10 +38,29 @@ public final class EmbeddedDatabase implements AutoCloseable {
   }
 
   public static EmbeddedDatabase start(EmbeddedConfig config) {
+    Path dataDir = config.dataDir().toAbsolutePath();
+    // Claimed before anything touches the directory: two starts at once in this process would both
+    // run initdb in it, or trip over each other's file lock.
+    if (!STARTED_HERE.add(dataDir)) {
+      throw new UncheckedIOException(failure(config, new IOException("it is in use by this process already")));
+    }
     try {
-      Path dataDir = config.dataDir().toAbsolutePath();
+      EmbeddedDatabase started = startClaimed(config, dataDir);
+      started.claim = dataDir;
+      return started;
+    } catch (RuntimeException e) {
+      STARTED_HERE.remove(dataDir);
+      throw e;
+    }
+  }
+
+  private static EmbeddedDatabase startClaimed(EmbeddedConfig config, Path dataDir) {
+    try {
       Files.createDirectories(dataDir);
       LeftoverServer.stopIfRunning(dataDir);
+      if (config.port() != 0) {
+        requireFree(config.port());
+      }
       LOG.info("starting the embedded PostgreSQL in {}", dataDir);
       EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
           .setDataDirectory(dataDir)
@@ -58,7 +87,24 @@ public final class EmbeddedDatabase implements AutoCloseable {
       }
       return new EmbeddedDatabase(postgres, postmaster);
     } catch (IOException e) {
-      throw new UncheckedIOException("could not start the embedded PostgreSQL in " + config.dataDir() + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(failure(config, e));
+    }
+  }
+
+  private static IOException failure(EmbeddedConfig config, IOException e) {
+    return new IOException("could not start the embedded PostgreSQL in " + config.dataDir() + ": " + e.getMessage(), e);
+  }
+
+  /**
+   * A port taken by another server would make PostgreSQL give up only after the library's start-up
+   * wait, with a message that does not say why, and the library keeps the data directory locked
+   * after a failed start, for as long as this process runs.
+   */
+  private static void requireFree(int port) throws IOException {
+    try (ServerSocket probe = new ServerSocket()) {
+      probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+    } catch (IOException inUse) {
+      throw new IOException("embedded.port " + port + " is in use by another process (" + inUse.getMessage() + ")", inUse);
     }
   }
 
@@ -100,6 +146,9 @@ public final class EmbeddedDatabase implements AutoCloseable {
       postgres.close();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+    if (claim != null) {
+      STARTED_HERE.remove(claim);
     }
   }
 }

@@ -78,7 +78,9 @@ final class LeftoverServer {
             + " or give this one a data directory of its own");
       }
     } catch (OverlappingFileLockException e) {
-      throw new IOException("it is in use by this process already", e);
+      // Not a server of this process's (EmbeddedDatabase refuses those first): the lock the library
+      // took for a start that failed, which it never lets go of.
+      throw new IOException("an earlier start in this process failed and left it locked: restart the process", e);
     }
   }
 

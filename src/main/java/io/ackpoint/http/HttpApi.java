@@ -23,6 +23,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Ackpoint's HTTP API on one event loop: the router with every route, and what it keeps there (the
@@ -38,10 +39,12 @@ public final class HttpApi {
   private final Authenticator authenticator;
   private final TransferCodings transferCodings;
   private final CheckpointRoutes checkpoints;
+  private final AtomicBoolean closed;
 
   private HttpApi(Router router, AckSubscribers subscribers, Authenticator authenticator, TransferCodings transferCodings,
-                  CheckpointRoutes checkpoints) {
+                  CheckpointRoutes checkpoints, AtomicBoolean closed) {
     this.router = router;
+    this.closed = closed;
     this.subscribers = subscribers;
     this.authenticator = authenticator;
     this.transferCodings = transferCodings;
@@ -56,8 +59,9 @@ public final class HttpApi {
         .map(authenticator -> {
           TransferCodings transferCodings = new TransferCodings();
           CheckpointRoutes checkpoints = new CheckpointRoutes(vertx, settings, subscribers);
-          Router router = router(vertx, settings, subscribers, authenticator, transferCodings, checkpoints);
-          return new HttpApi(router, subscribers, authenticator, transferCodings, checkpoints);
+          AtomicBoolean closed = new AtomicBoolean();
+          Router router = router(vertx, settings, subscribers, authenticator, transferCodings, checkpoints, closed);
+          return new HttpApi(router, subscribers, authenticator, transferCodings, checkpoints, closed);
         });
   }
 
@@ -79,13 +83,15 @@ public final class HttpApi {
     checkpoints.endLegacyWaits();
   }
 
+  /** Ends the streams and waits; requests that still reach the router (a host's server) are answered 503. */
   public Future<Void> close() {
+    closed.set(true);
     subscribers.endAll();
     return subscribers.stop().eventually(authenticator::close);
   }
 
   private static Router router(Vertx vertx, HttpSettings settings, AckSubscribers subscribers, Authenticator authenticator,
-                               TransferCodings transferCodings, CheckpointRoutes checkpoints) {
+                               TransferCodings transferCodings, CheckpointRoutes checkpoints, AtomicBoolean closed) {
     AckpointConfig config = settings.config();
     Router router = Router.router(vertx);
     // First: a request pipelined behind one framed by a transfer coding is answered by nothing.
@@ -96,6 +102,13 @@ public final class HttpApi {
     Map<String, String> allowed = new HashMap<>();
     router.route().handler(ctx -> measure(ctx, settings.listener(), allowed.keySet()));
     router.route().handler(Cors.handler(config.http().corsAllowedOrigins()));
+    router.route().handler(ctx -> {
+      if (closed.get()) {
+        Responses.error(ctx.response(), AckpointError.UNAVAILABLE, "this Ackpoint is closed");
+      } else {
+        ctx.next();
+      }
+    });
     router.route().handler(new StrictQuery());
     router.route().handler(transferCodings);
     Authentication authentication = new Authentication(authenticator);
@@ -134,26 +147,57 @@ public final class HttpApi {
     router.route("/probes/startup").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(probes::readiness);
 
     allowed.putAll(allowedMethods(router));
-    router.errorHandler(404, ctx -> Responses.error(ctx.response(), AckpointError.NOT_FOUND,
-        "no route " + ctx.request().method() + " " + ctx.request().path()));
-    router.errorHandler(405, ctx -> {
-      // RFC 9110: a 405 lists the methods the resource does support.
-      String allow = allowed.get(ctx.normalizedPath());
-      if (allow != null) {
-        ctx.response().putHeader(HttpHeaders.ALLOW, allow);
-      }
-      Responses.error(ctx.response(), AckpointError.METHOD_NOT_ALLOWED,
-          "method " + ctx.request().method() + " is not allowed on " + ctx.request().path());
-    });
-    router.errorHandler(413, ctx -> Responses.error(ctx.response(), AckpointError.PAYLOAD_TOO_LARGE,
-        "the request body exceeds " + config.http().bodyLimit() + " bytes"));
-    router.errorHandler(400, ctx -> Responses.error(ctx.response(), AckpointError.BAD_REQUEST));
-    // The body handler answers an Expect other than 100-continue with 417; without a handler of its
-    // own, that was plain text, and an ERROR line in the log for any client to provoke.
-    router.errorHandler(417, ctx -> Responses.error(ctx.response(), AckpointError.EXPECTATION_FAILED));
+    // Unmatched requests and failures are answered by a route and a failure handler of this router
+    // rather than by its error handlers: a host that mounts the router into its own
+    // (Ackpoint#createRouter) would answer them, since Vert.x consults only the outer router's error
+    // handlers, in plain text (a 500 and an ERROR line for any client's bad body).
+    router.route().handler(ctx -> unmatched(ctx, allowed));
+    router.route().failureHandler(ctx -> failed(ctx, config.http().bodyLimit()));
+    // Should a failure handler itself fail.
     router.errorHandler(500, HttpApi::internalError);
-    router.errorHandler(200, HttpApi::bodyNotRead);
     return router;
+  }
+
+  /** A JSON 404, or 405 with the methods the path does support (RFC 9110). */
+  private static void unmatched(RoutingContext ctx, Map<String, String> allowed) {
+    String allow = allowed.get(routePath(ctx));
+    if (allow == null) {
+      Responses.error(ctx.response(), AckpointError.NOT_FOUND, "no route " + ctx.request().method() + " " + ctx.request().path());
+      return;
+    }
+    ctx.response().putHeader(HttpHeaders.ALLOW, allow);
+    Responses.error(ctx.response(), AckpointError.METHOD_NOT_ALLOWED,
+        "method " + ctx.request().method() + " is not allowed on " + ctx.request().path());
+  }
+
+  private static void failed(RoutingContext ctx, long bodyLimit) {
+    switch (ctx.statusCode()) {
+      case 413 -> Responses.error(ctx.response(), AckpointError.PAYLOAD_TOO_LARGE, "the request body exceeds " + bodyLimit + " bytes");
+      case 400 -> Responses.error(ctx.response(), AckpointError.BAD_REQUEST);
+      // The body handler answers an Expect other than 100-continue with 417; without a handler of its
+      // own, that was plain text, and an ERROR line in the log for any client to provoke.
+      case 417 -> Responses.error(ctx.response(), AckpointError.EXPECTATION_FAILED);
+      case 200 -> bodyNotRead(ctx);
+      default -> internalError(ctx);
+    }
+  }
+
+  /**
+   * The path as this router matched it: without the host's mount point, and normalized, so that
+   * //write-checkpoint2.json or /x/../write-checkpoint2.json is /write-checkpoint2.json.
+   */
+  private static String routePath(RoutingContext ctx) {
+    String path = ctx.normalizedPath();
+    String mount = ctx.mountPoint();
+    if (path == null || mount == null) {
+      return path;
+    }
+    String base = mount.endsWith("/") ? mount.substring(0, mount.length() - 1) : mount;
+    if (!path.startsWith(base)) {
+      return path;
+    }
+    String rest = path.substring(base.length());
+    return rest.isEmpty() ? "/" : rest;
   }
 
   /** The {@code Allow} header of each path the router serves: its methods, in a stable order. */
@@ -177,9 +221,7 @@ public final class HttpApi {
   private static void measure(RoutingContext ctx, HttpListener listener, Set<String> routePaths) {
     long start = System.nanoTime();
     ctx.addEndHandler(v -> {
-      // The path as the router matched it: //write-checkpoint2.json or /x/../write-checkpoint2.json
-      // is served by /write-checkpoint2.json and counted there.
-      String path = ctx.normalizedPath();
+      String path = routePath(ctx);
       String route = path != null && routePaths.contains(path) ? path : "unmatched";
       listener.request(route, ctx.response().getStatusCode(), System.nanoTime() - start);
     });

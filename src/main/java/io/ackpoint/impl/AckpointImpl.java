@@ -31,15 +31,21 @@ import io.ackpoint.storage.CheckpointStorage;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Closeable;
+import io.vertx.core.Context;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.Deployable;
+import io.vertx.core.Promise;
+import io.vertx.core.internal.VertxInternal;
+import io.vertx.core.shareddata.LocalMap;
 import io.vertx.ext.web.Router;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 
 /**
@@ -47,6 +53,9 @@ import java.util.function.Supplier;
  * Ackpoint, and wires them to each other through the interfaces and listeners each package owns.
  */
 public final class AckpointImpl implements Ackpoint {
+
+  /** The prefixes of the Ackpoints deployed on one Vert.x (a map of that Vert.x's own). */
+  private static final String PREFIXES = "ackpoint.prefixes";
 
   private final Vertx vertx;
   private final AckpointConfig config;
@@ -58,6 +67,10 @@ public final class AckpointImpl implements Ackpoint {
   private final AcknowledgementHistory history;
   private final ReplicationSource source;
   private final List<String> deployments = new ArrayList<>();
+  private final List<MountedApi> mounted = new CopyOnWriteArrayList<>();
+  private final Closeable closeHook = completion -> close().onComplete(completion);
+  /** Set by the first {@link #close()}. */
+  private volatile Future<Void> closing;
 
   private AckpointImpl(Vertx vertx, AckpointConfig config, AckpointMetrics metrics, HttpSettings http,
                        EmbeddedDatabase embedded, Databases databases, CheckpointStorage storage,
@@ -84,6 +97,13 @@ public final class AckpointImpl implements Ackpoint {
     if (clusterProblem != null) {
       return Future.failedFuture(new ConfigException("cluster.enabled", clusterProblem));
     }
+    // Two Ackpoints of one Vert.x with one prefix would each answer half of the requests of the
+    // other's address (two databases, two counters for one user) and publish every event twice.
+    String prefix = configured.eventBusPrefix();
+    if (prefixes(vertx).putIfAbsent(prefix, Boolean.TRUE) != null) {
+      return Future.failedFuture(new ConfigException("eventbus.prefix", "another Ackpoint of this Vert.x uses " + prefix
+          + " already: give each Ackpoint of one Vert.x a prefix of its own"));
+    }
     AckpointExceptionCodec.registerOn(vertx);
     PositionReachedCodec.registerOn(vertx);
     return startEmbedded(vertx, configured).compose(embedded -> {
@@ -91,11 +111,19 @@ public final class AckpointImpl implements Ackpoint {
       return Backends.migrate(vertx, config)
           .compose(v -> {
             AckpointImpl ackpoint = create(vertx, config, options.getMeterRegistry(), embedded);
-            return ackpoint.deployVerticles().map((Ackpoint) ackpoint)
-                .recover(failure -> ackpoint.close().transform(ignored -> Future.failedFuture(failure)));
+            return ackpoint.deployVerticles().map(deployed -> {
+              // Closing the Vert.x closes this Ackpoint first (its hooks run before its verticles are
+              // undeployed): otherwise the embedded PostgreSQL would outlive the process.
+              ((VertxInternal) vertx).addCloseHook(ackpoint.closeHook);
+              return (Ackpoint) ackpoint;
+            }).recover(failure -> ackpoint.close().transform(ignored -> Future.failedFuture(failure)));
           })
           .recover(failure -> stopEmbedded(vertx, embedded).transform(ignored -> Future.failedFuture(failure)));
-    });
+    }).onFailure(failure -> prefixes(vertx).remove(prefix));
+  }
+
+  private static LocalMap<String, Boolean> prefixes(Vertx vertx) {
+    return vertx.sharedData().getLocalMap(PREFIXES);
   }
 
   /**
@@ -233,7 +261,27 @@ public final class AckpointImpl implements Ackpoint {
       return Future.failedFuture(new IllegalStateException("auth.jwks holds the published development key, which is"
           + " trusted only on Ackpoint's own loopback listener: configure your own keys to mount Ackpoint's routes"));
     }
-    return HttpApi.create(vertx, http).map(HttpApi::router);
+    if (closing != null) {
+      return Future.failedFuture(new IllegalStateException("this Ackpoint is closed"));
+    }
+    Context context = vertx.getOrCreateContext();
+    return HttpApi.create(vertx, http).map(api -> {
+      mounted.add(new MountedApi(context, api));
+      return api.router();
+    });
+  }
+
+  /** A router made by {@link #createRouter}, and the event loop it is served on, where it is closed. */
+  private record MountedApi(Context context, HttpApi api) {
+
+    Future<Void> close() {
+      Promise<Void> closed = Promise.promise();
+      context.runOnContext(v -> {
+        api.endWaits();
+        api.close().onComplete(closed);
+      });
+      return closed.future();
+    }
   }
 
   @Override
@@ -247,20 +295,38 @@ public final class AckpointImpl implements Ackpoint {
   }
 
   /**
-   * Undeploys in the reverse order of deployment: HTTP first (no new requests), then the batcher,
-   * which lets its in-flight batches finish; the pools and the embedded database go last. A verticle
-   * that deployed Ackpoint takes Ackpoint's verticles with it when it is undeployed: those are gone.
+   * Undeploys in the reverse order of deployment: HTTP first (no new requests; routers mounted by
+   * the host answer 503 from then on), then the batcher, which lets its in-flight batches finish; the
+   * pools and the embedded database go last. A verticle that deployed Ackpoint takes Ackpoint's
+   * verticles with it when it is undeployed: those are gone. Every step runs whatever the one before
+   * did; the first failure is the answer. Closed once: a second call answers the first's result.
    */
   @Override
-  public Future<Void> close() {
-    Future<Void> chain = Future.succeededFuture();
+  public synchronized Future<Void> close() {
+    if (closing == null) {
+      ((VertxInternal) vertx).removeCloseHook(closeHook);
+      closing = closeOnce();
+    }
+    return closing;
+  }
+
+  private Future<Void> closeOnce() {
+    List<Supplier<Future<Void>>> steps = new ArrayList<>();
+    mounted.forEach(api -> steps.add(api::close));
     for (int i = deployments.size() - 1; i >= 0; i--) {
       String id = deployments.get(i);
-      chain = chain.compose(v -> vertx.deploymentIDs().contains(id) ? vertx.undeploy(id) : Future.succeededFuture());
+      steps.add(() -> vertx.deploymentIDs().contains(id) ? vertx.undeploy(id) : Future.succeededFuture());
     }
-    return chain
-        .onComplete(ar -> deployments.clear())
-        .eventually(databases::close)
-        .eventually(() -> stopEmbedded(vertx, embedded));
+    steps.add(databases::close);
+    steps.add(() -> stopEmbedded(vertx, embedded));
+    Future<Void> chain = Future.succeededFuture();
+    for (Supplier<Future<Void>> step : steps) {
+      chain = chain.transform(before -> step.get().transform(after -> before.failed()
+          ? Future.failedFuture(before.cause()) : after.succeeded() ? Future.succeededFuture() : Future.failedFuture(after.cause())));
+    }
+    return chain.onComplete(ar -> {
+      deployments.clear();
+      prefixes(vertx).remove(config.eventBusPrefix());
+    });
   }
 }

@@ -1,10 +1,13 @@
 package io.ackpoint.embedding;
 
+import io.ackpoint.support.LogCapture;
 import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestDatabase;
 import io.ackpoint.support.TestKeys;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.junit5.VertxExtension;
@@ -15,6 +18,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -48,6 +52,50 @@ class EmbeddingTest {
                 })))
         .compose(vertx::undeploy)
         .onComplete(test.succeedingThenComplete());
+  }
+
+  @Test
+  void theMountedRoutesAnswerBadInputUnknownPathsAndWrongMethodsInJsonAsAckpointsOwnServerDoes(Vertx vertx, VertxTestContext test) {
+    int port = TestAckpoint.freePort();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
+    WebClient client = WebClient.create(vertx);
+    String token = TestKeys.token(vertx, "embedded-user");
+    LogCapture routerLog = LogCapture.of("io.vertx.ext.web.RoutingContext");
+    vertx.deployVerticle(new HostApplication(config, registry, port))
+        .compose(id -> client.post(port, "127.0.0.1", "/ackpoint/sync/checkpoint-request")
+            .putHeader("Authorization", "Token " + token).putHeader("Content-Type", "application/json")
+            .sendBuffer(Buffer.buffer("{\"checkpoint_request_id\":\"8\",\"checkpoint_request_id\":\"9\"}"))
+            .compose(duplicate -> client.post(port, "127.0.0.1", "/ackpoint/sync/checkpoint-request")
+                .putHeader("Authorization", "Token " + token).putHeader("Content-Type", "application/json")
+                .sendBuffer(Buffer.buffer("{\"client_id\":\"" + "x".repeat(200_000) + "\"}"))
+                .compose(tooLarge -> client.get(port, "127.0.0.1", "/ackpoint/nope").send()
+                    .compose(unknown -> client.delete(port, "127.0.0.1", "/ackpoint/write-checkpoint2.json").send()
+                        .map(wrongMethod -> {
+                          test.verify(() -> {
+                            assertError(400, "ACK_INVALID_JSON", duplicate.statusCode(), duplicate.bodyAsString());
+                            assertError(413, "ACK_PAYLOAD_TOO_LARGE", tooLarge.statusCode(), tooLarge.bodyAsString());
+                            assertError(404, "ACK_NOT_FOUND", unknown.statusCode(), unknown.bodyAsString());
+                            assertError(405, "ACK_METHOD_NOT_ALLOWED", wrongMethod.statusCode(), wrongMethod.bodyAsString());
+                            assertEquals("GET", wrongMethod.getHeader("Allow"));
+                            assertEquals(List.of(), routerLog.messages("ERROR"));
+                            // Counted by the route as Ackpoint matched it, not as unmatched.
+                            assertNotNull(registry.find("ackpoint.http.requests").tag("route", "/sync/checkpoint-request")
+                                .tag("status", "400").timer());
+                          });
+                          return id;
+                        })))))
+        .compose(vertx::undeploy)
+        .eventually(() -> {
+          routerLog.close();
+          return Future.succeededFuture();
+        })
+        .onComplete(test.succeedingThenComplete());
+  }
+
+  private static void assertError(int status, String code, int actualStatus, String body) {
+    assertEquals(status, actualStatus, body);
+    assertEquals(code, new JsonObject(body).getJsonObject("error").getString("code"), body);
   }
 
   @Test

@@ -1,0 +1,158 @@
+package io.ackpoint.embedding;
+
+import io.ackpoint.Ackpoint;
+import io.ackpoint.AckpointOptions;
+import io.ackpoint.config.ConfigException;
+import io.ackpoint.support.Await;
+import io.ackpoint.support.Sql;
+import io.ackpoint.support.TestAckpoint;
+import io.ackpoint.support.TestDatabase;
+import io.ackpoint.support.TestKeys;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.Transaction;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import static io.ackpoint.support.TestAckpoint.ADDRESSES;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** README, Embedding: what deploy and close promise an application that embeds Ackpoint. */
+@ExtendWith(VertxExtension.class)
+class LifecycleTest {
+
+  @Test
+  void closingAckpointEndsTheStreamsOfTheRoutesAHostMountedWhichAnswer503From(Vertx vertx) {
+    int port = TestAckpoint.freePort();
+    MountingHost host = new MountingHost(TestAckpoint.configJson(TestDatabase.freshDatabase()), port);
+    Await.result(vertx.deployVerticle(host));
+    String token = TestKeys.token(vertx, "mounted");
+    HttpClient http = vertx.createHttpClient();
+    Promise<Void> opened = Promise.promise();
+    Future<Void> streamEnded = http.request(HttpMethod.POST, port, "127.0.0.1", "/ackpoint/sync/stream")
+        .compose(request -> request.putHeader("Authorization", "Token " + token).putHeader("Content-Type", "application/json")
+            .send("{\"client_id\":\"c\"}"))
+        .compose(stream -> {
+          stream.handler(chunk -> {
+            if (chunk.toString().contains("checkpoint_complete")) {
+              opened.tryComplete();
+            }
+          });
+          return stream.end();
+        });
+    Await.result(opened.future());
+
+    Await.result(host.ackpoint.close());
+    // Ended by Ackpoint, not by the host: its server still runs.
+    Await.result(streamEnded);
+    var after = Await.result(WebClient.create(vertx).get(port, "127.0.0.1", "/ackpoint/write-checkpoint2.json")
+        .putHeader("Authorization", "Token " + token).send());
+    assertEquals(503, after.statusCode(), after.bodyAsString());
+    assertEquals("ACK_UNAVAILABLE", after.bodyAsJsonObject().getJsonObject("error").getString("code"));
+    assertTrue(Await.result(host.ackpoint.createRouter().map(router -> "made").otherwise(Throwable::getMessage)).contains("closed"));
+  }
+
+  @Test
+  void twoCloseCallsAtOnceBothLetTheBatchInFlightFinish(Vertx vertx) throws Exception {
+    String database = TestDatabase.freshDatabase();
+    JsonObject config = TestAckpoint.configJson(database);
+    config.getJsonObject("http").put("enabled", false);
+    Ackpoint ackpoint = Await.result(TestAckpoint.start(vertx, config));
+    try (Sql sql = new Sql(vertx, database)) {
+      // A batch held in flight by a lock on storage while both calls come.
+      SqlConnection blocker = Await.result(sql.pool().getConnection());
+      Transaction tx = Await.result(blocker.begin());
+      Await.result(blocker.query("LOCK TABLE ackpoint_write_checkpoints IN ACCESS EXCLUSIVE MODE").execute());
+      Future<?> inFlight = vertx.eventBus().request(ADDRESSES.checkpointCreate(), new JsonObject().put("user_id", "in-flight"));
+      awaitLockWaiter(vertx, sql);
+
+      Future<Void> first = ackpoint.close();
+      Future<Void> second = ackpoint.close();
+      Await.result(tx.rollback());
+      blocker.close();
+
+      Await.result(inFlight);
+      Await.result(first);
+      Await.result(second);
+      assertEquals(1, sql.checkpointRows());
+    }
+  }
+
+  @Test
+  void aSecondAckpointWithTheSamePrefixOnOneVertxIsRefusedAndTheFirstKeepsWorking(Vertx vertx) {
+    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
+    config.getJsonObject("http").put("enabled", false);
+    JsonObject other = TestAckpoint.configJson(TestDatabase.freshDatabase());
+    other.getJsonObject("http").put("enabled", false);
+    Ackpoint first = Await.result(TestAckpoint.start(vertx, config));
+
+    Throwable refused = Await.result(TestAckpoint.start(vertx, other).<Throwable>transform(ar -> Future.succeededFuture(ar.cause())));
+    assertInstanceOf(ConfigException.class, refused);
+    assertTrue(refused.getMessage().contains("eventbus.prefix"), refused.getMessage());
+    for (int expected = 1; expected <= 2; expected++) {
+      JsonObject created = Await.result(vertx.eventBus().<JsonObject>request(ADDRESSES.checkpointCreate(),
+          new JsonObject().put("user_id", "u"))).body();
+      assertEquals(String.valueOf(expected), created.getString("write_checkpoint"));
+    }
+
+    // Once the first is closed, its prefix is free again.
+    Await.result(first.close());
+    Await.result(Await.result(TestAckpoint.start(vertx, other)).close());
+  }
+
+  /** Polls until a statement waits for the test's lock: the batch is in flight. */
+  private static void awaitLockWaiter(Vertx vertx, Sql sql) {
+    Await.result(lockWaiter(vertx, sql, System.nanoTime() + 30_000_000_000L));
+  }
+
+  private static Future<Void> lockWaiter(Vertx vertx, Sql sql, long deadline) {
+    return sql.pool().query("SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'ackpoint_write_checkpoints'::regclass")
+        .execute().compose(rows -> {
+          if (rows.iterator().next().getLong(0) > 0) {
+            return Future.succeededFuture();
+          }
+          if (System.nanoTime() > deadline) {
+            return Future.failedFuture(new AssertionError("no statement ever waited for the lock"));
+          }
+          return vertx.timer(20).compose(id -> lockWaiter(vertx, sql, deadline));
+        });
+  }
+
+  /** A host that mounts Ackpoint's routes at /ackpoint and keeps Ackpoint for the test to close. */
+  private static final class MountingHost extends VerticleBase {
+
+    private final JsonObject config;
+    private final int port;
+    private Ackpoint ackpoint;
+
+    MountingHost(JsonObject config, int port) {
+      this.config = config;
+      this.port = port;
+    }
+
+    @Override
+    public Future<?> start() {
+      return Ackpoint.deploy(vertx, new AckpointOptions(config).setHttpEnabled(false))
+          .compose(deployed -> {
+            ackpoint = deployed;
+            return ackpoint.createRouter();
+          })
+          .compose(routes -> {
+            Router router = Router.router(vertx);
+            router.route("/ackpoint/*").subRouter(routes);
+            return vertx.createHttpServer().requestHandler(router).listen(port, "127.0.0.1");
+          });
+    }
+  }
+}
