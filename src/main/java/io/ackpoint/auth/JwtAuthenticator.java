@@ -3,8 +3,10 @@ package io.ackpoint.auth;
 import io.ackpoint.AckpointException;
 import io.ackpoint.AckpointError;
 import io.ackpoint.config.AckpointConfig.AuthConfig;
+import io.ackpoint.config.ConfigException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.auth.User;
 import io.vertx.ext.auth.authentication.TokenCredentials;
@@ -48,6 +50,27 @@ public final class JwtAuthenticator implements Authenticator {
     this.inlineKeys = KeySet.keysOf(config.jwks());
     this.remote = remote;
     this.keys = KeySet.of(vertx, inlineKeys);
+  }
+
+  /**
+   * Refuses configured keys that cannot verify anything: an unusable key in {@code auth.jwks} would
+   * otherwise pass unnoticed and every token signed for it be refused as badly signed. (Keys fetched
+   * from {@code auth.jwks_uri} are the identity provider's, and unusable ones are skipped, as RFC 7517
+   * asks.)
+   */
+  public static void requireUsableKeys(AuthConfig config) {
+    Object keys = config.jwks().getValue("keys");
+    if (!(keys instanceof JsonArray list)) {
+      return;
+    }
+    for (int i = 0; i < list.size(); i++) {
+      String problem = KeySet.unusable(list.getValue(i));
+      if (problem != null) {
+        Object key = list.getValue(i);
+        String kid = key instanceof JsonObject jwk && jwk.getValue("kid") instanceof String id ? " (kid " + id + ")" : "";
+        throw new ConfigException("auth.jwks", "key " + (i + 1) + kid + " " + problem);
+      }
+    }
   }
 
   /** Authenticators that verify against {@code config}'s keys, one per event loop that asks. */

@@ -4,6 +4,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.auth.JWTOptions;
+import io.vertx.ext.auth.impl.jose.JWK;
 import io.vertx.ext.auth.jwt.JWTAuth;
 import io.vertx.ext.auth.jwt.JWTAuthOptions;
 
@@ -70,6 +71,39 @@ final class KeySet {
       }
     }
     return List.copyOf(out);
+  }
+
+  /**
+   * Why a configured key cannot verify anything, or null if it can. The verifier itself skips such a
+   * key with a warning that names no setting, and every token is then refused as badly signed.
+   */
+  static String unusable(Object key) {
+    if (!(key instanceof JsonObject jwk)) {
+      return "is not a JSON object";
+    }
+    if (!(jwk.getValue("kty") instanceof String) || !stringOrAbsent(jwk, "kid") || !stringOrAbsent(jwk, "alg")) {
+      return "needs kty as a string, and kid and alg, if given, as strings";
+    }
+    JsonObject withAlg = jwk.copy();
+    withAlg.put("alg", jwk.getString("alg", defaultAlgorithm(jwk.getString("kty"))));
+    try {
+      JWK parsed = new JWK(withAlg);
+      if (parsed.mac() == null && parsed.publicKey() == null) {
+        return "holds no verification key (kty " + jwk.getString("kty") + " needs " + keyMembers(jwk.getString("kty")) + ")";
+      }
+      return null;
+    } catch (RuntimeException e) {
+      String reason = e.getCause() != null ? e.getCause().toString() : e.toString();
+      return "cannot be used with alg " + withAlg.getString("alg") + ": " + reason;
+    }
+  }
+
+  private static String keyMembers(String kty) {
+    return switch (kty.toUpperCase(Locale.ROOT)) {
+      case "RSA" -> "n and e";
+      case "EC" -> "crv, x and y";
+      default -> "k";
+    };
   }
 
   private static boolean stringOrAbsent(JsonObject jwk, String name) {

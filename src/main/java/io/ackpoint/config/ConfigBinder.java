@@ -17,6 +17,8 @@ import io.ackpoint.config.AckpointConfig.QueueLimits;
 import io.ackpoint.config.AckpointConfig.ReplicationConfig;
 import io.vertx.core.json.JsonArray;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -55,7 +57,14 @@ final class ConfigBinder {
     if (auth.audiences().isEmpty()) {
       throw new ConfigException("auth.audience", "at least one audience is required");
     }
-    if (auth.jwks().getJsonArray("keys", new JsonArray()).isEmpty() && auth.jwksUri().isBlank()) {
+    Object keys = auth.jwks().getValue("keys");
+    if (keys != null && !(keys instanceof JsonArray)) {
+      throw new ConfigException("auth.jwks", "keys must be a list of JWKs (a JWKS document: {\"keys\": [...]})");
+    }
+    if (!auth.jwksUri().isBlank() && !isHttpUrl(auth.jwksUri())) {
+      throw new ConfigException("auth.jwks_uri", "must be an http or https URL, like https://idp.example.com/.well-known/jwks.json");
+    }
+    if ((keys == null || ((JsonArray) keys).isEmpty()) && auth.jwksUri().isBlank()) {
       throw new ConfigException("auth.jwks", "no keys: set auth.jwks or auth.jwks_uri");
     }
     Optional<String> developmentKid = DevelopmentKey.kidIn(auth.jwks());
@@ -83,6 +92,12 @@ final class ConfigBinder {
       throw new ConfigException("checkpoints.mode", "custom checkpoints are read from a PostgreSQL table's logical"
           + " replication, and source.type is mongodb: use checkpoints.mode managed with a MongoDB source");
     }
+    int metricsPort = r.integer("metrics.port", 0, 65535);
+    if (metricsPort != 0 && metricsPort == http.port() && http.enabled()) {
+      // Vert.x would share the port between the two servers, and answer every other request with the other.
+      throw new ConfigException("metrics.port", "is http.port (" + metricsPort + "): give the metrics server a port of its"
+          + " own, or 0 to serve /metrics on the API's port");
+    }
     return new AckpointConfig(
         http,
         auth,
@@ -99,7 +114,7 @@ final class ConfigBinder {
         eventBusPrefix(r),
         positive(r, "shutdown.timeout"),
         log(r),
-        r.integer("metrics.port", 0, 65535),
+        metricsPort,
         ClusterBinder.bind(r, source.type() == DatabaseType.EMBEDDED || storage.type() == DatabaseType.EMBEDDED));
   }
 
@@ -114,6 +129,15 @@ final class ConfigBinder {
       default -> throw new ConfigException("log.format", "must be text or json");
     };
     return new LogConfig(level, format, r.bool("log.access"));
+  }
+
+  private static boolean isHttpUrl(String uri) {
+    try {
+      URI parsed = new URI(uri);
+      return parsed.getScheme() != null && parsed.getScheme().matches("(?i)https?") && parsed.getHost() != null;
+    } catch (URISyntaxException e) {
+      return false;
+    }
   }
 
   private static String name(DatabaseType type) {

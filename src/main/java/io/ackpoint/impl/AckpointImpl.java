@@ -90,6 +90,7 @@ public final class AckpointImpl implements Ackpoint {
     AckpointConfig configured;
     try {
       configured = options.toConfig();
+      JwtAuthenticator.requireUsableKeys(configured.auth());
     } catch (RuntimeException invalid) {
       return Future.failedFuture(invalid);
     }
@@ -319,6 +320,10 @@ public final class AckpointImpl implements Ackpoint {
     }
     steps.add(databases::close);
     steps.add(() -> stopEmbedded(vertx, embedded));
+    steps.add(() -> {
+      metrics.close();
+      return Future.succeededFuture();
+    });
     Future<Void> chain = Future.succeededFuture();
     for (Supplier<Future<Void>> step : steps) {
       chain = chain.transform(before -> step.get().transform(after -> before.failed()

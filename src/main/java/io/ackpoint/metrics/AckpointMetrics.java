@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -58,39 +60,41 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
   /** The positions stored batches wait for, with the time they were stored; bounded; guarded by itself. */
   private final TreeMap<Long, Long> storedAt = new TreeMap<>();
   private final Map<String, Timer> requestTimers = new ConcurrentHashMap<>();
+  /** Every meter this Ackpoint registered, removed when it closes: a host's registry outlives it. */
+  private final List<Meter> meters = new CopyOnWriteArrayList<>();
 
   public AckpointMetrics(MeterRegistry registry, PositionFormat positions) {
     this.registry = registry;
     this.positions = positions;
-    batchRequests = DistributionSummary.builder("ackpoint.batch.requests").description("requests per batch").register(registry);
-    batchUsers = DistributionSummary.builder("ackpoint.batch.users").description("full user ids (storage rows) per batch").register(registry);
-    batchesOk = Counter.builder("ackpoint.batches").tag("outcome", "ok").register(registry);
-    batchesFailed = Counter.builder("ackpoint.batches").tag("outcome", "failed").register(registry);
-    batchDuration = Timer.builder("ackpoint.batch.duration").publishPercentileHistogram().register(registry);
-    headRead = Timer.builder("ackpoint.source.head.read").register(registry);
-    storageWrite = Timer.builder("ackpoint.storage.write").register(registry);
-    marker = Timer.builder("ackpoint.source.marker").register(registry);
-    acknowledgementApply = Timer.builder("ackpoint.acknowledgement.apply").description("one acknowledgement statement").register(registry);
-    acknowledgementLatency = Timer.builder("ackpoint.acknowledgement.latency")
-        .description("from a batch stored to its checkpoints acknowledged").publishPercentileHistogram().register(registry);
-    acknowledged = Counter.builder("ackpoint.acknowledged").description("checkpoints acknowledged").register(registry);
-    progressRejected = Counter.builder("ackpoint.replication.progress.rejected")
-        .description("progress messages from other verticles rejected as malformed or beyond the source's head").register(registry);
-    jwksFetchFailures = Counter.builder("ackpoint.jwks.fetch.failures").description("failed fetches of auth.jwks_uri").register(registry);
-    Gauge.builder("ackpoint.batches.in.flight", batchesInFlight, AtomicInteger::get).register(registry);
-    Gauge.builder("ackpoint.replication.follower.up", followerUp, AtomicInteger::get)
-        .description("1 while the replication follower follows its slot").register(registry);
-    Gauge.builder("ackpoint.replication.slot.retained", slotRetained, AtomicLong::get).baseUnit("bytes")
-        .description("WAL the replication slot holds back on the source").register(registry);
-    Gauge.builder("ackpoint.streams.open", openStreams, AtomicInteger::get).register(registry);
-    Gauge.builder("ackpoint.http.connections.open", openConnections, AtomicInteger::get)
-        .description("connections open on Ackpoint's own HTTP port").register(registry);
-    refusedConnections = Counter.builder("ackpoint.http.connections.refused")
-        .description("connections closed as soon as accepted because http.max_connections were open").register(registry);
-    FunctionCounter.builder("ackpoint.compaction.deleted", compactionDeletions, AtomicLong::get).register(registry);
+    batchRequests = track(DistributionSummary.builder("ackpoint.batch.requests").description("requests per batch").register(registry));
+    batchUsers = track(DistributionSummary.builder("ackpoint.batch.users").description("full user ids (storage rows) per batch").register(registry));
+    batchesOk = track(Counter.builder("ackpoint.batches").tag("outcome", "ok").register(registry));
+    batchesFailed = track(Counter.builder("ackpoint.batches").tag("outcome", "failed").register(registry));
+    batchDuration = track(Timer.builder("ackpoint.batch.duration").publishPercentileHistogram().register(registry));
+    headRead = track(Timer.builder("ackpoint.source.head.read").register(registry));
+    storageWrite = track(Timer.builder("ackpoint.storage.write").register(registry));
+    marker = track(Timer.builder("ackpoint.source.marker").register(registry));
+    acknowledgementApply = track(Timer.builder("ackpoint.acknowledgement.apply").description("one acknowledgement statement").register(registry));
+    acknowledgementLatency = track(Timer.builder("ackpoint.acknowledgement.latency")
+        .description("from a batch stored to its checkpoints acknowledged").publishPercentileHistogram().register(registry));
+    acknowledged = track(Counter.builder("ackpoint.acknowledged").description("checkpoints acknowledged").register(registry));
+    progressRejected = track(Counter.builder("ackpoint.replication.progress.rejected")
+        .description("progress messages from other verticles rejected as malformed or beyond the source's head").register(registry));
+    jwksFetchFailures = track(Counter.builder("ackpoint.jwks.fetch.failures").description("failed fetches of auth.jwks_uri").register(registry));
+    track(Gauge.builder("ackpoint.batches.in.flight", batchesInFlight, AtomicInteger::get).register(registry));
+    track(Gauge.builder("ackpoint.replication.follower.up", followerUp, AtomicInteger::get)
+        .description("1 while the replication follower follows its slot").register(registry));
+    track(Gauge.builder("ackpoint.replication.slot.retained", slotRetained, AtomicLong::get).baseUnit("bytes")
+        .description("WAL the replication slot holds back on the source").register(registry));
+    track(Gauge.builder("ackpoint.streams.open", openStreams, AtomicInteger::get).register(registry));
+    track(Gauge.builder("ackpoint.http.connections.open", openConnections, AtomicInteger::get)
+        .description("connections open on Ackpoint's own HTTP port").register(registry));
+    refusedConnections = track(Counter.builder("ackpoint.http.connections.refused")
+        .description("connections closed as soon as accepted because http.max_connections were open").register(registry));
+    track(FunctionCounter.builder("ackpoint.compaction.deleted", compactionDeletions, AtomicLong::get).register(registry));
     // How far replication trails the newest head Ackpoint read, in the source's unit (bytes of WAL).
-    Gauge.builder("ackpoint.replication.lag.bytes", () -> Math.max(0, lastHead.get() - lastApplied.get()))
-        .baseUnit("bytes").register(registry);
+    track(Gauge.builder("ackpoint.replication.lag.bytes", () -> Math.max(0, lastHead.get() - lastApplied.get()))
+        .baseUnit("bytes").register(registry));
   }
 
   public MeterRegistry registry() {
@@ -191,19 +195,19 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
   @Override
   public void queues(List<RequestQueue> queues) {
     for (RequestQueue queue : queues) {
-      FunctionCounter.builder("ackpoint.http.rejected", queue, RequestQueue::rejected).tag("group", queue.name()).register(registry);
-      Gauge.builder("ackpoint.http.running", queue, RequestQueue::running).tag("group", queue.name()).register(registry);
-      Gauge.builder("ackpoint.http.waiting", queue, RequestQueue::waiting).tag("group", queue.name()).register(registry);
+      track(FunctionCounter.builder("ackpoint.http.rejected", queue, RequestQueue::rejected).tag("group", queue.name()).register(registry));
+      track(Gauge.builder("ackpoint.http.running", queue, RequestQueue::running).tag("group", queue.name()).register(registry));
+      track(Gauge.builder("ackpoint.http.waiting", queue, RequestQueue::waiting).tag("group", queue.name()).register(registry));
     }
   }
 
   @Override
   public void request(String route, int status, long nanos) {
     // With histogram buckets, so that a p99 per route can be computed from the scrape.
-    requestTimers.computeIfAbsent(route + ' ' + status, k -> Timer.builder("ackpoint.http.requests")
+    requestTimers.computeIfAbsent(route + ' ' + status, k -> track(Timer.builder("ackpoint.http.requests")
         .tag("route", route).tag("status", Integer.toString(status))
         .publishPercentileHistogram()
-        .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+        .register(registry))).record(nanos, TimeUnit.NANOSECONDS);
   }
 
   @Override
@@ -249,5 +253,19 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
   @Override
   public void jwksFetchFailed() {
     jwksFetchFailures.increment();
+  }
+
+  private <M extends Meter> M track(M meter) {
+    meters.add(meter);
+    return meter;
+  }
+
+  /**
+   * Takes this Ackpoint's meters out of the registry: gauges would keep reading the state of a closed
+   * Ackpoint, and one deployed after it on the same registry would find its own ignored.
+   */
+  public void close() {
+    meters.forEach(registry::remove);
+    meters.clear();
   }
 }

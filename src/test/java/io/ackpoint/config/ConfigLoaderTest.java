@@ -78,6 +78,26 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aMetricsPortThatIsTheApiPortIsRefused() {
+    ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(
+        "ACKPOINT_HTTP_PORT", "9191", "ACKPOINT_METRICS_PORT", "9191")));
+    assertTrue(e.getMessage().contains("metrics.port") && e.getMessage().contains("http.port"), e.getMessage());
+  }
+
+  @Test
+  void keysThatAreNotAListAndAJwksUriThatIsNotAUrlAreRefusedNamingTheKey() {
+    JsonObject notAList = minimal();
+    notAList.getJsonObject("auth").put("jwks", new JsonObject().put("keys", "x"));
+    ConfigException keys = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(notAList, Map.of()));
+    assertTrue(keys.getMessage().contains("auth.jwks") && keys.getMessage().contains("list"), keys.getMessage());
+
+    ConfigException uri = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(
+        "ACKPOINT_AUTH_JWKS_URI", "not a uri at all")));
+    assertTrue(uri.getMessage().contains("auth.jwks_uri"), uri.getMessage());
+    assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_AUTH_JWKS_URI", "file:///etc/jwks.json")));
+  }
+
+  @Test
   void aMistypedEnvironmentVariableStopsStartupNamingItAndTheLikelyKey() {
     ConfigException e = assertThrows(ConfigException.class,
         () -> ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_HTTP_PROT", "9090")));

@@ -8,12 +8,14 @@ import io.ackpoint.support.Sql;
 import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestDatabase;
 import io.ackpoint.support.TestKeys;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.client.WebClient;
@@ -22,6 +24,8 @@ import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Transaction;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.List;
 
 import static io.ackpoint.support.TestAckpoint.ADDRESSES;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -109,6 +113,43 @@ class LifecycleTest {
     // Once the first is closed, its prefix is free again.
     Await.result(first.close());
     Await.result(Await.result(TestAckpoint.start(vertx, other)).close());
+  }
+
+  @Test
+  void deployRefusesAConfiguredKeyThatCannotVerifyAnythingNamingIt(Vertx vertx) {
+    String database = TestDatabase.freshDatabase();
+    List<Object> unusable = List.of(
+        new JsonObject().put("kty", "oct").put("kid", "no-secret").put("alg", "HS256"),
+        new JsonObject().put("kty", "oct").put("kid", "not-base64").put("k", "!!not base64!!"),
+        new JsonObject().put("kty", "oct").put("kid", "wrong-alg").put("alg", "RS256").put("k", "c2VjcmV0"),
+        new JsonObject().put("kty", "RSA").put("kid", "no-modulus"),
+        5);
+    for (Object key : unusable) {
+      JsonObject config = TestAckpoint.configJson(database);
+      config.getJsonObject("http").put("enabled", false);
+      JsonArray keys = config.getJsonObject("auth").getJsonObject("jwks").getJsonArray("keys").copy().add(key);
+      config.getJsonObject("auth").put("jwks", new JsonObject().put("keys", keys));
+      Throwable refused = Await.result(TestAckpoint.start(vertx, config).<Throwable>transform(ar -> Future.succeededFuture(ar.cause())));
+      assertInstanceOf(ConfigException.class, refused, String.valueOf(key));
+      assertTrue(refused.getMessage().contains("auth.jwks") && refused.getMessage().contains("key " + keys.size()), refused.getMessage());
+    }
+  }
+
+  @Test
+  void closeTakesAckpointsMetersOutOfTheHostsRegistry(Vertx vertx) {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
+    config.getJsonObject("http").put("enabled", false);
+    Ackpoint first = Await.result(Ackpoint.deploy(vertx, new AckpointOptions(config).setMeterRegistry(registry)));
+    assertTrue(registry.find("ackpoint.batches.in.flight").gauge() != null);
+    Await.result(first.close());
+    assertEquals(List.of(), registry.getMeters().stream().map(m -> m.getId().getName()).filter(n -> n.startsWith("ackpoint.")).toList());
+
+    // The next one on the same registry has gauges of its own, not the closed one's.
+    Ackpoint next = Await.result(Ackpoint.deploy(vertx, new AckpointOptions(config).setMeterRegistry(registry)));
+    Await.result(vertx.eventBus().request(ADDRESSES.checkpointCreate(), new JsonObject().put("user_id", "u")));
+    assertEquals(1, registry.get("ackpoint.batches").tag("outcome", "ok").counter().count());
+    Await.result(next.close());
   }
 
   /** Polls until a statement waits for the test's lock: the batch is in flight. */
