@@ -39,6 +39,12 @@ public interface Ackpoint {
   /** The event-bus addresses of this Ackpoint (under {@code eventbus.prefix}). */
   AckpointAddresses addresses();
 
+  /**
+   * The port Ackpoint's own HTTP server listens on: {@code http.port}, or the one the system chose
+   * when that is 0; 0 with {@code http.enabled: false}.
+   */
+  int httpPort();
+
   /** Where this Ackpoint's metrics go: the registry of the options, or Ackpoint's own Prometheus registry. */
   MeterRegistry meterRegistry();
 

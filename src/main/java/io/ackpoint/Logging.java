@@ -7,10 +7,14 @@ import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.encoder.Encoder;
+import ch.qos.logback.core.filter.Filter;
+import ch.qos.logback.core.spi.FilterReply;
 import io.ackpoint.config.AckpointConfig.LogConfig;
 import io.ackpoint.config.AckpointConfig.LogFormat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import java.util.regex.Pattern;
 
 /**
  * The runnable service's logging, set from {@code log.*}: Logback to standard output, as text or as
@@ -21,6 +25,19 @@ import org.slf4j.LoggerFactory;
 final class Logging {
 
   private Logging() {
+  }
+
+  /**
+   * Nothing is logged until {@link #configure}: reading the configuration already logs (Vert.x's
+   * JSON announces its logger when an {@code ACKPOINT_*} value is a JSON document), and Logback's
+   * default would print that at DEBUG on standard output, as text even where JSON lines are asked for,
+   * and before the token of {@code scripts/token}. A configuration that cannot be read is told on
+   * standard error, not through the log.
+   */
+  static void silenceUntilConfigured() {
+    LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
+    context.reset();
+    context.getLogger(Logger.ROOT_LOGGER_NAME).setLevel(Level.OFF);
   }
 
   static void configure(LogConfig config) {
@@ -35,8 +52,12 @@ final class Logging {
     ch.qos.logback.classic.Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
     root.setLevel(Level.toLevel(config.level(), Level.INFO));
     root.addAppender(console);
-    // The embedded PostgreSQL's own chatter says nothing an operator needs below a warning.
-    context.getLogger("io.zonky").setLevel(Level.WARN);
+    // The embedded PostgreSQL's own chatter says nothing an operator needs, but its problems do: the
+    // library logs every line of the server's output at info, a FATAL (data directory of another
+    // version, a stale lock file, wrong permissions) included, and without that line a failed start
+    // only says that the library gave up waiting.
+    context.getLogger("io.zonky").setLevel(Level.INFO);
+    console.addFilter(new EmbeddedPostgresProblems());
     // Vert.x's metrics register one event-bus gauge per verticle context; Micrometer warns of the
     // repeats once, which would read like a fault at every start.
     context.getLogger("io.micrometer.core.instrument.MeterRegistry").setLevel(Level.ERROR);
@@ -66,5 +87,35 @@ final class Logging {
     encoder.setWithMessage(false);
     encoder.start();
     return encoder;
+  }
+
+  /**
+   * Lets through the embedded PostgreSQL's output lines that report a problem, with the DETAIL and
+   * HINT lines that follow them (where the reason is: "initialized by PostgreSQL version 16", "Is
+   * another postmaster running"), and nothing else of its library below warnings.
+   */
+  private static final class EmbeddedPostgresProblems extends Filter<ILoggingEvent> {
+
+    private static final Pattern PROBLEM = Pattern.compile("\\b(FATAL|PANIC|ERROR|WARNING):|pg_ctl: ");
+    private static final Pattern SUPPLEMENT = Pattern.compile("\\b(DETAIL|HINT|CONTEXT):");
+    /** Whether the server's last line was a problem; its output is read by one thread. */
+    private volatile boolean afterProblem;
+
+    @Override
+    public FilterReply decide(ILoggingEvent event) {
+      if (!event.getLoggerName().startsWith("io.zonky") || event.getLevel().isGreaterOrEqual(Level.WARN)) {
+        return FilterReply.NEUTRAL;
+      }
+      String line = event.getFormattedMessage();
+      if (PROBLEM.matcher(line).find()) {
+        afterProblem = true;
+        return FilterReply.NEUTRAL;
+      }
+      if (SUPPLEMENT.matcher(line).find()) {
+        return afterProblem ? FilterReply.NEUTRAL : FilterReply.DENY;
+      }
+      afterProblem = false;
+      return FilterReply.DENY;
+    }
   }
 }

@@ -32,6 +32,7 @@ public final class Main {
   }
 
   public static void main(String[] args) throws Exception {
+    Logging.silenceUntilConfigured();
     AckpointOptions options;
     AckpointConfig config;
     try {
@@ -43,6 +44,14 @@ public final class Main {
       return;
     }
     Logging.configure(config.log());
+    CountDownLatch stop = new CountDownLatch(1);
+    // SIGTERM and SIGINT stop Ackpoint gracefully and exit 0; a shutdown hook alone would exit 143.
+    // Handled from here on, start-up included: a stop asked for while Ackpoint starts (an orchestrator
+    // that gives up on it) takes effect once it has started, and closes the embedded PostgreSQL with it
+    // instead of leaving it running.
+    for (String name : new String[] {"TERM", "INT"}) {
+      sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> stop.countDown());
+    }
 
     // One registry for everything: Vert.x's own metrics (JVM, pools, event bus) and Ackpoint's.
     // Not Vert.x's HTTP server metrics: Ackpoint times its requests itself (ackpoint_http_requests),
@@ -76,7 +85,8 @@ public final class Main {
       ackpoint = Ackpoint.deploy(vertx, options).await(120, TimeUnit.SECONDS);
     } catch (Exception e) {
       // One line an operator can act on: what failed, and where; the trace only for debugging.
-      System.err.println("ackpoint: could not start: " + reason(e));
+      boolean invalid = e instanceof ConfigException;
+      System.err.println(invalid ? "ackpoint: invalid configuration: " + e.getMessage() : "ackpoint: could not start: " + reason(e));
       LOG.debug("start-up failure", e);
       // Exits whatever closing does: a start-up stuck on a database that never answers may leave
       // Vert.x unable to close in time, and its threads would keep a process without a port alive.
@@ -85,17 +95,12 @@ public final class Main {
       } catch (Exception closing) {
         LOG.debug("Vert.x did not close after the failed start", closing);
       }
-      System.exit(1);
+      System.exit(invalid ? 2 : 1);
       return;
     }
-    LOG.info("Ackpoint listening on http://{}:{}{}", config.http().host(), config.http().port(),
+    LOG.info("Ackpoint listening on http://{}:{}{}", config.http().host(), ackpoint.httpPort(),
         config.cluster().enabled() ? ", a node of the cluster on " + config.cluster().advertisedHost() + ":" + config.cluster().port() : "");
 
-    CountDownLatch stop = new CountDownLatch(1);
-    // SIGTERM and SIGINT stop Ackpoint gracefully and exit 0; a shutdown hook alone would exit 143.
-    for (String name : new String[] {"TERM", "INT"}) {
-      sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> stop.countDown());
-    }
     stop.await();
     LOG.info("stopping: no new connections, ending streams, finishing in-flight batches");
     int status = 0;

@@ -19,6 +19,7 @@ public final class TokenTool {
   }
 
   public static void main(String[] args) {
+    Logging.silenceUntilConfigured();
     if (args.length < 1 || args[0].isEmpty()) {
       System.err.println("usage: scripts/token SUB [TTL_SECONDS]");
       System.exit(2);

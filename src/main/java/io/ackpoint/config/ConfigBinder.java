@@ -46,6 +46,9 @@ final class ConfigBinder {
         queue(r, "http.queues.api"),
         positive(r, "http.idle_timeout"),
         r.integer("http.max_connections", 0, Integer.MAX_VALUE));
+    if (http.host().isBlank()) {
+      throw new ConfigException("http.host", "must not be empty: an address of this machine, 127.0.0.1 or 0.0.0.0");
+    }
     AuthConfig auth = new AuthConfig(
         r.stringList("auth.audience"),
         r.object("auth.jwks"),
@@ -85,7 +88,7 @@ final class ConfigBinder {
     AcknowledgementConfig acknowledgement = new AcknowledgementConfig(
         r.duration("acknowledgement.legacy_timeout"),
         r.duration("acknowledgement.max_wait"),
-        r.duration("streams.keepalive_interval"));
+        positive(r, "streams.keepalive_interval"));
     requireIdleTimeoutLongerThanSilentResponses(r, http, acknowledgement);
     CheckpointsConfig checkpoints = checkpoints(r);
     if (checkpoints.mode() == CheckpointMode.CUSTOM && source.type() == DatabaseType.MONGODB) {
@@ -242,7 +245,7 @@ final class ConfigBinder {
       throw new ConfigException("replication.publication", "must be 1-63 characters of a-z, 0-9 and _");
     }
     return new ReplicationConfig(r.bool("replication.follower"), slot, publication, heartbeat,
-        r.duration("replication.status_interval"), positive(r, "replication.progress_timeout"));
+        positive(r, "replication.status_interval"), positive(r, "replication.progress_timeout"));
   }
 
   private static QueueLimits queue(ConfigReader r, String prefix) {

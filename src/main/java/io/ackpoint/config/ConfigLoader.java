@@ -135,7 +135,8 @@ public final class ConfigLoader {
     } catch (JacksonException e) {
       throw new ConfigException(file.toString(), "not valid YAML: " + e.getOriginalMessage());
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      // A directory, a file without read permission: the operator's to fix, as a message.
+      throw new ConfigException(file.toString(), "cannot be read: " + e.getMessage());
     }
   }
 

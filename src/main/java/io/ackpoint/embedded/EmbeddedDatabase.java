@@ -42,7 +42,7 @@ public final class EmbeddedDatabase implements AutoCloseable {
     // Claimed before anything touches the directory: two starts at once in this process would both
     // run initdb in it, or trip over each other's file lock.
     if (!STARTED_HERE.add(dataDir)) {
-      throw new UncheckedIOException(failure(config, new IOException("it is in use by this process already")));
+      throw failure(config, new IOException("it is in use by this process already"));
     }
     try {
       EmbeddedDatabase started = startClaimed(config, dataDir);
@@ -87,12 +87,13 @@ public final class EmbeddedDatabase implements AutoCloseable {
       }
       return new EmbeddedDatabase(postgres, postmaster);
     } catch (IOException e) {
-      throw new UncheckedIOException(failure(config, e));
+      throw failure(config, e);
     }
   }
 
-  private static IOException failure(EmbeddedConfig config, IOException e) {
-    return new IOException("could not start the embedded PostgreSQL in " + config.dataDir() + ": " + e.getMessage(), e);
+  private static UncheckedIOException failure(EmbeddedConfig config, IOException e) {
+    return new UncheckedIOException("could not start the embedded PostgreSQL in " + config.dataDir() + " (embedded.data_dir): "
+        + e.getMessage(), e);
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.ackpoint.http;
 
+import io.ackpoint.config.ConfigException;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.handler.CorsHandler;
 
@@ -19,6 +20,23 @@ final class Cors {
   private static final Set<String> EXPOSED_HEADERS = Set.of("retry-after", "x-request-id");
 
   private Cors() {
+  }
+
+  /**
+   * Refuses an allowed origin the CORS handler would refuse only when the first HTTP verticle starts,
+   * after the databases, with a message that names no setting.
+   */
+  static void requireValidOrigins(List<String> allowedOrigins) {
+    for (String origin : allowedOrigins) {
+      if (!origin.equals("*")) {
+        try {
+          CorsHandler.create().addOrigin(origin);
+        } catch (RuntimeException invalid) {
+          throw new ConfigException("http.cors.allowed_origins", "'" + origin + "' is not an origin such as"
+              + " https://app.example.com or http://localhost:3000 (or * for any)");
+        }
+      }
+    }
   }
 
   static CorsHandler handler(List<String> allowedOrigins) {

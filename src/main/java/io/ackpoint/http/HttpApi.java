@@ -51,6 +51,11 @@ public final class HttpApi {
     this.checkpoints = checkpoints;
   }
 
+  /** Refuses, naming the key, what the API's settings hold that its routes could not serve. */
+  public static void requireServable(AckpointConfig config) {
+    Cors.requireValidOrigins(config.http().corsAllowedOrigins());
+  }
+
   /** Must be called on the event loop that will serve the routes. */
   public static Future<HttpApi> create(Vertx vertx, HttpSettings settings) {
     AckSubscribers subscribers = new AckSubscribers(vertx, settings.addresses().positionReached());

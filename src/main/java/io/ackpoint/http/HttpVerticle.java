@@ -32,7 +32,9 @@ public final class HttpVerticle extends VerticleBase {
       // instead of through a queue of each connection's own: about 4.7 KB less heap per open stream.
       server = vertx.createHttpServer(serverOptions(settings.config().http().idleTimeout())
           .setHost(settings.config().http().host())
-          .setPort(settings.config().http().port())
+          // Port 0 would give each instance a port of its own; a negative port is one random port
+          // that Vert.x shares between the instances that ask for it, as a fixed port is shared.
+          .setPort(settings.config().http().port() == 0 ? -1 : settings.config().http().port())
           .setCompressionSupported(false)
           .setTcpNoDelay(true)
           .setStrictThreadMode(true));
@@ -42,6 +44,11 @@ public final class HttpVerticle extends VerticleBase {
           .recover(e -> Future.failedFuture(new IllegalStateException(
               "could not listen on " + where + " (http.host, http.port): " + e.getMessage(), e)));
     });
+  }
+
+  /** The port this server listens on, once started. */
+  public int actualPort() {
+    return server == null ? 0 : server.actualPort();
   }
 
   /** The bytes of all of a request's headers together that Ackpoint reads; more are answered 431. */

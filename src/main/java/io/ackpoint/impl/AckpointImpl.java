@@ -68,6 +68,7 @@ public final class AckpointImpl implements Ackpoint {
   private final ReplicationSource source;
   private final List<String> deployments = new ArrayList<>();
   private final List<MountedApi> mounted = new CopyOnWriteArrayList<>();
+  private final List<HttpVerticle> servers = new CopyOnWriteArrayList<>();
   private final Closeable closeHook = completion -> close().onComplete(completion);
   /** Set by the first {@link #close()}. */
   private volatile Future<Void> closing;
@@ -91,6 +92,7 @@ public final class AckpointImpl implements Ackpoint {
     try {
       configured = options.toConfig();
       JwtAuthenticator.requireUsableKeys(configured.auth());
+      HttpApi.requireServable(configured);
     } catch (RuntimeException invalid) {
       return Future.failedFuture(invalid);
     }
@@ -196,7 +198,11 @@ public final class AckpointImpl implements Ackpoint {
     }
     if (config.http().enabled()) {
       int instances = config.http().instances() > 0 ? config.http().instances() : eventLoops(config);
-      chain = chain.compose(v -> vertx.deployVerticle(() -> new HttpVerticle(http), new DeploymentOptions().setInstances(instances))
+      chain = chain.compose(v -> vertx.deployVerticle(() -> {
+            HttpVerticle server = new HttpVerticle(http);
+            servers.add(server);
+            return server;
+          }, new DeploymentOptions().setInstances(instances))
           .map(id -> {
             deployments.add(id);
             return null;
@@ -283,6 +289,11 @@ public final class AckpointImpl implements Ackpoint {
       });
       return closed.future();
     }
+  }
+
+  @Override
+  public int httpPort() {
+    return servers.isEmpty() ? 0 : servers.get(0).actualPort();
   }
 
   @Override

@@ -98,6 +98,21 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void valuesThatWouldFailOnlyOnceStartedAreRefusedNamingTheirKey(@TempDir Path directory) {
+    for (Map.Entry<String, String> bad : Map.of(
+        "ACKPOINT_REPLICATION_STATUS_INTERVAL", "0s",
+        "ACKPOINT_STREAMS_KEEPALIVE_INTERVAL", "0ms",
+        "ACKPOINT_HTTP_HOST", " ").entrySet()) {
+      ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(bad.getKey(), bad.getValue())));
+      String key = bad.getKey().substring("ACKPOINT_".length()).toLowerCase(java.util.Locale.ROOT);
+      assertTrue(e.getMessage().contains(key.substring(key.indexOf('_') + 1)), bad + ": " + e.getMessage());
+    }
+    ConfigException unreadable = assertThrows(ConfigException.class,
+        () -> ConfigLoader.loadJson(Map.of("ACKPOINT_CONFIG", directory.toString())));
+    assertTrue(unreadable.getMessage().contains("cannot be read"), unreadable.getMessage());
+  }
+
+  @Test
   void aMistypedEnvironmentVariableStopsStartupNamingItAndTheLikelyKey() {
     ConfigException e = assertThrows(ConfigException.class,
         () -> ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_HTTP_PROT", "9090")));

@@ -15,6 +15,7 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -150,6 +151,29 @@ class LifecycleTest {
     Await.result(vertx.eventBus().request(ADDRESSES.checkpointCreate(), new JsonObject().put("user_id", "u")));
     assertEquals(1, registry.get("ackpoint.batches").tag("outcome", "ok").counter().count());
     Await.result(next.close());
+  }
+
+  @Test
+  void anHttpPortOfZeroIsOneRandomPortThatEveryEventLoopServesAndDeployTellsIt(Vertx vertx) {
+    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
+    config.getJsonObject("http").put("port", 0).put("instances", 2);
+    Ackpoint ackpoint = Await.result(TestAckpoint.start(vertx, config));
+    int port = ackpoint.httpPort();
+    assertTrue(port > 0, "port " + port);
+    // Both instances on one socket, as with a fixed port (each had a random port of its own).
+    assertEquals(1, ((VertxInternal) vertx).sharedTcpServers().size());
+    assertEquals(200, Await.result(WebClient.create(vertx).get(port, "127.0.0.1", "/probes/liveness").send()).statusCode());
+    Await.result(ackpoint.close());
+  }
+
+  @Test
+  void deployRefusesAnAllowedOriginThatIsNotAnOriginNamingTheKey(Vertx vertx) {
+    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
+    config.getJsonObject("http").put("cors", new JsonObject().put("allowed_origins", "https://app.example.com, garbage"));
+    Throwable refused = Await.result(TestAckpoint.start(vertx, config).<Throwable>transform(ar -> Future.succeededFuture(ar.cause())));
+    assertInstanceOf(ConfigException.class, refused);
+    assertTrue(refused.getMessage().contains("http.cors.allowed_origins") && refused.getMessage().contains("garbage"),
+        refused.getMessage());
   }
 
   /** Polls until a statement waits for the test's lock: the batch is in flight. */

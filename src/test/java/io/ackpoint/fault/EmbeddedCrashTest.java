@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -46,6 +47,18 @@ class EmbeddedCrashTest {
       assertTrue(second.log().contains("left running"), second.log());
       assertEquals(0, second.stop(), "SIGTERM stops gracefully with status 0");
     }
+  }
+
+  @Test
+  void aSigtermWhileStartingStopsOnceStartedWithStatus0AndStopsItsDatabase(@TempDir Path dataDir) throws Exception {
+    AckpointProcess starting = AckpointProcess.start(env(dataDir, TestAckpoint.freePort()));
+    // Another process's log: polled, bounded.
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    while (!starting.log().contains("starting the embedded PostgreSQL") && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertEquals(0, starting.stop(), starting.log());
+    assertFalse(Files.exists(dataDir.resolve("postmaster.pid")), "the embedded PostgreSQL was left running: " + starting.log());
   }
 
   @Test
