@@ -16,6 +16,8 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -39,11 +41,13 @@ public final class Main {
       options = new AckpointOptions(ConfigLoader.loadJson(System.getenv()));
       config = options.toConfig();
     } catch (ConfigException e) {
-      System.err.println("ackpoint: invalid configuration: " + e.getMessage());
+      System.err.println("ackpoint: invalid configuration: " + e.getMessage() + withoutFileHint());
       System.exit(2);
       return;
     }
     Logging.configure(config.log());
+    LOG.info("configuration: {}, defaults and ACKPOINT_* variables", Files.exists(ConfigLoader.configFile(System.getenv()))
+        ? ConfigLoader.configFile(System.getenv()).toAbsolutePath() : "no file");
     CountDownLatch stop = new CountDownLatch(1);
     // SIGTERM and SIGINT stop Ackpoint gracefully and exit 0; a shutdown hook alone would exit 143.
     // Handled from here on, start-up included: a stop asked for while Ackpoint starts (an orchestrator
@@ -115,6 +119,13 @@ public final class Main {
       status = 1;
     }
     System.exit(status);
+  }
+
+  /** Started where there is no conf/ackpoint.yaml, the defaults alone may be what is invalid: says so. */
+  private static String withoutFileHint() {
+    Path file = ConfigLoader.configFile(System.getenv());
+    return Files.exists(file) ? "" : " (no configuration file: " + file.toAbsolutePath() + " does not exist; start Ackpoint"
+        + " from the directory that holds conf/, or set ACKPOINT_CONFIG)";
   }
 
   private static String reason(Throwable failure) {

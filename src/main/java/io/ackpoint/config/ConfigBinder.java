@@ -113,7 +113,7 @@ final class ConfigBinder {
         acknowledgement,
         checkpoints,
         new CompactionConfig(positive(r, "compaction.interval"), r.integer("compaction.batch_size", 1, 100_000)),
-        r.string("admin.token"),
+        adminToken(r),
         eventBusPrefix(r),
         positive(r, "shutdown.timeout"),
         log(r),
@@ -145,6 +145,15 @@ final class ConfigBinder {
 
   private static String name(DatabaseType type) {
     return type.name().toLowerCase(Locale.ROOT);
+  }
+
+  /** Empty turns the admin routes off; a token of spaces alone would turn them on for no caller. */
+  private static String adminToken(ConfigReader r) {
+    String token = r.string("admin.token");
+    if (!token.isEmpty() && token.isBlank()) {
+      throw new ConfigException("admin.token", "is blank: set a secret, or leave it empty to turn the admin routes off");
+    }
+    return token;
   }
 
   private static String eventBusPrefix(ConfigReader r) {

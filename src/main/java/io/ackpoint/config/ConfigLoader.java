@@ -1,6 +1,7 @@
 package io.ackpoint.config;
 
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
@@ -32,7 +33,8 @@ public final class ConfigLoader {
   private static final String ENV_PREFIX = "ACKPOINT_";
   /** Variables with the prefix that are not configuration keys. */
   private static final Set<String> NON_KEY_VARIABLES = Set.of(CONFIG_FILE_VARIABLE);
-  private static final YAMLMapper YAML = new YAMLMapper();
+  /** A key given twice is refused: YAML would keep the last silently, a second {@code http:} block replacing the first whole. */
+  private static final YAMLMapper YAML = YAMLMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
   private ConfigLoader() {
   }
@@ -49,7 +51,7 @@ public final class ConfigLoader {
    */
   public static JsonObject loadJson(Map<String, String> env) {
     String explicit = env.get(CONFIG_FILE_VARIABLE);
-    Path file = explicit == null || explicit.isBlank() ? DEFAULT_CONFIG_FILE : Path.of(explicit);
+    Path file = configFile(env);
     JsonObject fileLayer;
     if (Files.exists(file)) {
       fileLayer = Substitution.apply(readYaml(file), env);
@@ -109,6 +111,12 @@ public final class ConfigLoader {
       current = swap;
     }
     return previous[b.length()];
+  }
+
+  /** The configuration file this process reads: {@code $ACKPOINT_CONFIG}, or {@code conf/ackpoint.yaml} if it exists. */
+  public static Path configFile(Map<String, String> env) {
+    String explicit = env.get(CONFIG_FILE_VARIABLE);
+    return explicit == null || explicit.isBlank() ? DEFAULT_CONFIG_FILE : Path.of(explicit);
   }
 
   static JsonObject defaults() {

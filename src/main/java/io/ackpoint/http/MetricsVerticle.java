@@ -1,5 +1,6 @@
 package io.ackpoint.http;
 
+import io.ackpoint.AckpointError;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
@@ -40,6 +41,9 @@ public final class MetricsVerticle extends VerticleBase {
   public Future<?> start() {
     Router router = Router.router(vertx);
     router.get("/metrics").handler(handler(text));
+    // The JSON errors of the API's port, not Vert.x's HTML page.
+    router.route().handler(ctx -> Responses.error(ctx.response(), AckpointError.NOT_FOUND,
+        "no route " + ctx.request().method() + " " + ctx.request().path() + ": this port serves GET /metrics alone"));
     server = vertx.createHttpServer(HttpVerticle.serverOptions(idleTimeout));
     return server.requestHandler(router).listen(port, host)
         .recover(e -> Future.failedFuture(new IllegalStateException(

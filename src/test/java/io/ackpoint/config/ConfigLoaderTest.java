@@ -102,7 +102,8 @@ class ConfigLoaderTest {
     for (Map.Entry<String, String> bad : Map.of(
         "ACKPOINT_REPLICATION_STATUS_INTERVAL", "0s",
         "ACKPOINT_STREAMS_KEEPALIVE_INTERVAL", "0ms",
-        "ACKPOINT_HTTP_HOST", " ").entrySet()) {
+        "ACKPOINT_HTTP_HOST", " ",
+        "ACKPOINT_ADMIN_TOKEN", "   ").entrySet()) {
       ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(bad.getKey(), bad.getValue())));
       String key = bad.getKey().substring("ACKPOINT_".length()).toLowerCase(java.util.Locale.ROOT);
       assertTrue(e.getMessage().contains(key.substring(key.indexOf('_') + 1)), bad + ": " + e.getMessage());
@@ -110,6 +111,14 @@ class ConfigLoaderTest {
     ConfigException unreadable = assertThrows(ConfigException.class,
         () -> ConfigLoader.loadJson(Map.of("ACKPOINT_CONFIG", directory.toString())));
     assertTrue(unreadable.getMessage().contains("cannot be read"), unreadable.getMessage());
+  }
+
+  @Test
+  void aKeyGivenTwiceInTheFileIsRefusedInsteadOfTheLastOneWinning(@TempDir Path directory) throws Exception {
+    Path file = directory.resolve("ackpoint.yaml");
+    java.nio.file.Files.writeString(file, "http:\n  port: 9000\nauth:\n  audience: a\nhttp:\n  host: 0.0.0.0\n");
+    ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.loadJson(Map.of("ACKPOINT_CONFIG", file.toString())));
+    assertTrue(e.getMessage().contains("http"), e.getMessage());
   }
 
   @Test

@@ -87,6 +87,14 @@ class OperationsTest {
   }
 
   @Test
+  void theMetricsPortAnswersOtherPathsWithTheApisJson404() throws Exception {
+    var other = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+        java.net.URI.create("http://127.0.0.1:" + metricsPort + "/nope")).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(404, other.statusCode());
+    assertEquals("ACK_NOT_FOUND", new JsonObject(other.body()).getJsonObject("error").getString("code"), other.body());
+  }
+
+  @Test
   void theMetricsPortClosesAConnectionThatStopsInTheMiddleOfItsHeaders() throws Exception {
     try (Socket socket = new Socket("127.0.0.1", metricsPort)) {
       socket.setSoTimeout(60_000);
