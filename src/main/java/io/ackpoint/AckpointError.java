@@ -31,6 +31,7 @@ public enum AckpointError {
   AUTH_INVALID_SUBJECT(401, "ACK_AUTH_INVALID_SUBJECT", "the token's sub must be a non-empty string that storage can hold"),
   ADMIN_UNAUTHORIZED(401, "ACK_ADMIN_UNAUTHORIZED", "a valid admin token is required"),
   ADMIN_DISABLED(403, "ACK_ADMIN_DISABLED", "admin routes are disabled: set admin.token"),
+  FORBIDDEN(403, "ACK_FORBIDDEN", "the request is not allowed"),
   NOT_FOUND(404, "ACK_NOT_FOUND", "no such route"),
   METHOD_NOT_ALLOWED(405, "ACK_METHOD_NOT_ALLOWED", "method not allowed on this route"),
   CHECKPOINT_EXHAUSTED(409, "ACK_CHECKPOINT_EXHAUSTED",

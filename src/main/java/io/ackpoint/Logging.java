@@ -90,15 +90,19 @@ final class Logging {
   }
 
   /**
-   * Lets through the embedded PostgreSQL's output lines that report a problem, with the DETAIL and
-   * HINT lines that follow them (where the reason is: "initialized by PostgreSQL version 16", "Is
-   * another postmaster running"), and nothing else of its library below warnings.
+   * Lets through the embedded PostgreSQL's output lines that stop it or its start (FATAL, PANIC, and
+   * pg_ctl's own), with the DETAIL and HINT lines that follow them (where the reason is: "initialized
+   * by PostgreSQL version 16", "Is another postmaster running"), and nothing else of its library below
+   * warnings: a statement's ERROR, and its DETAIL with the row's values, is Ackpoint's to report.
    */
   private static final class EmbeddedPostgresProblems extends Filter<ILoggingEvent> {
 
-    private static final Pattern PROBLEM = Pattern.compile("\\b(FATAL|PANIC|ERROR|WARNING):|pg_ctl: ");
-    private static final Pattern SUPPLEMENT = Pattern.compile("\\b(DETAIL|HINT|CONTEXT):");
-    /** Whether the server's last line was a problem; its output is read by one thread. */
+    private static final Pattern PROBLEM = Pattern.compile("\\b(FATAL|PANIC):|pg_ctl: ");
+    private static final Pattern SUPPLEMENT = Pattern.compile("\\b(DETAIL|HINT):");
+    /**
+     * Whether the last line read was a problem. Best effort: each process the library starts (initdb,
+     * the server, pg_ctl stop) has its own reader thread, but a server's lines come from one of them.
+     */
     private volatile boolean afterProblem;
 
     @Override

@@ -53,8 +53,16 @@ public final class Main {
     // Handled from here on, start-up included: a stop asked for while Ackpoint starts (an orchestrator
     // that gives up on it) takes effect once it has started, and closes the embedded PostgreSQL with it
     // instead of leaving it running.
+    // A second signal exits at once (a start-up stuck on a database, an impatient Ctrl-C); the next
+    // start stops an embedded PostgreSQL left running.
     for (String name : new String[] {"TERM", "INT"}) {
-      sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> stop.countDown());
+      sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> {
+        if (stop.getCount() == 0) {
+          System.err.println("ackpoint: a second " + signal.getName() + ": exiting at once");
+          Runtime.getRuntime().halt(1);
+        }
+        stop.countDown();
+      });
     }
 
     // One registry for everything: Vert.x's own metrics (JVM, pools, event bus) and Ackpoint's.
@@ -102,7 +110,8 @@ public final class Main {
       System.exit(invalid ? 2 : 1);
       return;
     }
-    LOG.info("Ackpoint listening on http://{}:{}{}", config.http().host(), ackpoint.httpPort(),
+    LOG.info("Ackpoint {}{}", config.http().enabled() ? "listening on http://" + config.http().host() + ":" + ackpoint.httpPort()
+        : "started (http.enabled is false: no HTTP port)",
         config.cluster().enabled() ? ", a node of the cluster on " + config.cluster().advertisedHost() + ":" + config.cluster().port() : "");
 
     stop.await();

@@ -63,7 +63,8 @@ class EmbeddedRestartTest {
   @Test
   void twoDeploysAtOnceOnOneDataDirectoryStartOneAndRefuseTheOtherClearly(Vertx vertx, @TempDir Path dataDir) {
     JsonObject json = embedded(dataDir);
-    JsonObject second = embedded(dataDir).put("eventbus", new JsonObject().put("prefix", "second"));
+    // The same directory by another path: one claim.
+    JsonObject second = embedded(dataDir.resolve("sub").resolve("..")).put("eventbus", new JsonObject().put("prefix", "second"));
     Future<Ackpoint> one = TestAckpoint.start(vertx, json);
     Future<Ackpoint> other = TestAckpoint.start(vertx, second);
     Await.result(Future.join(one, other).otherwiseEmpty());

@@ -10,6 +10,8 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.auth.User;
 import io.vertx.ext.auth.authentication.TokenCredentials;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.util.ArrayList;
@@ -29,6 +31,8 @@ import java.util.regex.Pattern;
  * fetches run there too, so its state needs no synchronization.
  */
 public final class JwtAuthenticator implements Authenticator {
+
+  private static final Logger LOG = LoggerFactory.getLogger(JwtAuthenticator.class);
 
   /** RFC 9110 section 11.1: the scheme is case-insensitive, and one or more spaces follow it. */
   private static final Pattern AUTHORIZATION = Pattern.compile("^(Token|Bearer) +(\\S+)$", Pattern.CASE_INSENSITIVE);
@@ -63,13 +67,23 @@ public final class JwtAuthenticator implements Authenticator {
     if (!(keys instanceof JsonArray list)) {
       return;
     }
+    int signing = 0;
     for (int i = 0; i < list.size(); i++) {
+      if (KeySet.notForSignatures(list.getValue(i))) {
+        // An identity provider's JWKS pasted whole lists its encryption keys too (Keycloak's does).
+        LOG.warn("auth.jwks: key {} is not a signature key (use or alg); it verifies no token", i + 1);
+        continue;
+      }
       String problem = KeySet.unusable(list.getValue(i));
       if (problem != null) {
         Object key = list.getValue(i);
         String kid = key instanceof JsonObject jwk && jwk.getValue("kid") instanceof String id ? " (kid " + id + ")" : "";
         throw new ConfigException("auth.jwks", "key " + (i + 1) + kid + " " + problem);
       }
+      signing++;
+    }
+    if (signing == 0 && !list.isEmpty() && config.jwksUri().isBlank()) {
+      throw new ConfigException("auth.jwks", "no key verifies signatures (every key is for encryption): no token could be accepted");
     }
   }
 

@@ -74,6 +74,20 @@ final class KeySet {
   }
 
   /**
+   * Whether a key says it is not for signatures: {@code use} other than {@code sig}, or an {@code alg}
+   * of encryption (RSA-OAEP, ECDH-ES, A128KW...). Not an error in a JWKS: such keys are left out.
+   */
+  static boolean notForSignatures(Object key) {
+    if (!(key instanceof JsonObject jwk)) {
+      return false;
+    }
+    Object use = jwk.getValue("use");
+    Object alg = jwk.getValue("alg");
+    return use instanceof String u && !u.equals("sig")
+        || alg instanceof String a && !a.matches("(HS|RS|PS|ES)(256|384|512)|ES256K|EdDSA");
+  }
+
+  /**
    * Why a configured key cannot verify anything, or null if it can. The verifier itself skips such a
    * key with a warning that names no setting, and every token is then refused as badly signed.
    */

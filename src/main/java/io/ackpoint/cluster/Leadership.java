@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -105,13 +106,17 @@ public final class Leadership extends VerticleBase {
    */
   private Future<List<String>> otherSlotsFollowed() {
     String ours = lockName(addresses, "");
-    return lock.all().map(records -> {
+    return lock.all().recover(e -> {
+      // A check, not a condition of following: a cluster that cannot read its map now leads as before.
+      LOG.warn("could not read the follower records to check replication.slot_name: {}", e.getMessage());
+      return Future.succeededFuture(Map.of());
+    }).map(records -> {
       List<String> members = node.memberIds();
       List<String> others = new ArrayList<>();
       records.forEach((name, holder) -> {
         String other = name.startsWith(ours) ? name.substring(ours.length()) : null;
-        // A name of another prefix that begins with this one ("p.follower.x" as a prefix) is not ours.
-        if (other != null && !other.equals(slot) && !other.contains(".follower.") && members.contains(holder)) {
+        // Slot names hold no '.': a longer name is another prefix's that begins with this one ("p.follower").
+        if (other != null && !other.equals(slot) && !other.contains(".") && members.contains(holder)) {
           others.add("node " + holder + " follows replication slot " + other);
         }
       });

@@ -17,8 +17,8 @@ import io.ackpoint.config.AckpointConfig.QueueLimits;
 import io.ackpoint.config.AckpointConfig.ReplicationConfig;
 import io.vertx.core.json.JsonArray;
 
-import java.net.URI;
-import java.net.URISyntaxException;
+import java.net.MalformedURLException;
+import java.net.URL;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -134,11 +134,12 @@ final class ConfigBinder {
     return new LogConfig(level, format, r.bool("log.access"));
   }
 
+  /** As the HTTP client reads it (java.net.URL): a host such as auth_service, a Compose service name, is one. */
   private static boolean isHttpUrl(String uri) {
     try {
-      URI parsed = new URI(uri);
-      return parsed.getScheme() != null && parsed.getScheme().matches("(?i)https?") && parsed.getHost() != null;
-    } catch (URISyntaxException e) {
+      URL parsed = new URL(uri);
+      return parsed.getProtocol().matches("(?i)https?") && !parsed.getHost().isEmpty();
+    } catch (MalformedURLException e) {
       return false;
     }
   }

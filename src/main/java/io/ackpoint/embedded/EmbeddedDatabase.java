@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The default database: a PostgreSQL server started by this process, with its data kept in
@@ -28,7 +29,7 @@ public final class EmbeddedDatabase implements AutoCloseable {
 
   private final EmbeddedPostgres postgres;
   /** This server's data directory, in {@link #STARTED_HERE} until it is stopped. */
-  private volatile Path claim;
+  private final AtomicReference<Path> claim = new AtomicReference<>();
   /** The server's process, or null if its pid file could not be read (then it is taken as running). */
   private final ProcessHandle postmaster;
 
@@ -38,7 +39,8 @@ public final class EmbeddedDatabase implements AutoCloseable {
   }
 
   public static EmbeddedDatabase start(EmbeddedConfig config) {
-    Path dataDir = config.dataDir().toAbsolutePath();
+    // Normalized: data, ./data and x/../data are one directory, and one claim.
+    Path dataDir = config.dataDir().toAbsolutePath().normalize();
     // Claimed before anything touches the directory: two starts at once in this process would both
     // run initdb in it, or trip over each other's file lock.
     if (!STARTED_HERE.add(dataDir)) {
@@ -46,7 +48,7 @@ public final class EmbeddedDatabase implements AutoCloseable {
     }
     try {
       EmbeddedDatabase started = startClaimed(config, dataDir);
-      started.claim = dataDir;
+      started.claim.set(dataDir);
       return started;
     } catch (RuntimeException e) {
       STARTED_HERE.remove(dataDir);
@@ -141,15 +143,19 @@ public final class EmbeddedDatabase implements AutoCloseable {
     return "postgresql://postgres@localhost:" + port() + "/postgres";
   }
 
+  /** Stops the server; the data directory is this process's to start again even if stopping failed. Once. */
   @Override
   public void close() {
+    Path claimed = claim.getAndSet(null);
+    if (claimed == null) {
+      return;
+    }
     try {
       postgres.close();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    }
-    if (claim != null) {
-      STARTED_HERE.remove(claim);
+    } finally {
+      STARTED_HERE.remove(claimed);
     }
   }
 }

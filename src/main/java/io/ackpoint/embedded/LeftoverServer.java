@@ -78,9 +78,11 @@ final class LeftoverServer {
             + " or give this one a data directory of its own");
       }
     } catch (OverlappingFileLockException e) {
-      // Not a server of this process's (EmbeddedDatabase refuses those first): the lock the library
-      // took for a start that failed, which it never lets go of.
-      throw new IOException("an earlier start in this process failed and left it locked: restart the process", e);
+      // Not a server of this process's that runs (EmbeddedDatabase refuses those first): the lock the
+      // library took for a start that failed, which it never lets go of, or one held by a path that
+      // leads to the same directory another way (a link).
+      throw new IOException("it is in use in this process (by an Ackpoint on a path that leads to the same directory,"
+          + " or left locked by a start that failed: then only a restart of the process frees it)", e);
     }
   }
 

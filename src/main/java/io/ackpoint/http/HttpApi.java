@@ -157,9 +157,13 @@ public final class HttpApi {
     // (Ackpoint#createRouter) would answer them, since Vert.x consults only the outer router's error
     // handlers, in plain text (a 500 and an ERROR line for any client's bad body).
     router.route().handler(ctx -> unmatched(ctx, allowed));
-    router.route().failureHandler(ctx -> failed(ctx, config.http().bodyLimit()));
-    // Should a failure handler itself fail.
-    router.errorHandler(500, HttpApi::internalError);
+    router.route().failureHandler(ctx -> failed(ctx, ctx.statusCode(), config.http().bodyLimit()));
+    // Ackpoint's own server: failures that never reach a failure handler (a path that cannot be
+    // decoded, a failure handler's own failure) are answered the same way; the context of such a
+    // failure may not carry its status, so it is given.
+    for (int status : new int[] {400, 403, 404, 405, 413, 417, 500}) {
+      router.errorHandler(status, ctx -> failed(ctx, status, config.http().bodyLimit()));
+    }
     return router;
   }
 
@@ -175,24 +179,54 @@ public final class HttpApi {
         "method " + ctx.request().method() + " is not allowed on " + ctx.request().path());
   }
 
-  private static void failed(RoutingContext ctx, long bodyLimit) {
-    switch (ctx.statusCode()) {
+  /**
+   * A failure by its status: Vert.x's own (body handler, CORS, route matching) are the client's, and
+   * answered as such; only a failure without a status of its own (or 500) is Ackpoint's, and logged.
+   */
+  private static void failed(RoutingContext ctx, int status, long bodyLimit) {
+    switch (status) {
       case 413 -> Responses.error(ctx.response(), AckpointError.PAYLOAD_TOO_LARGE, "the request body exceeds " + bodyLimit + " bytes");
       case 400 -> Responses.error(ctx.response(), AckpointError.BAD_REQUEST);
+      // The CORS handler refuses an origin that is not allowed, or not an origin.
+      case 403 -> Responses.error(ctx.response(), AckpointError.FORBIDDEN, reason(ctx, AckpointError.FORBIDDEN));
+      // A request target that is not a path ("OPTIONS *", "GET probes").
+      case 404 -> Responses.error(ctx.response(), AckpointError.NOT_FOUND, "no route " + ctx.request().method() + " " + ctx.request().uri());
+      case 405 -> Responses.error(ctx.response(), AckpointError.METHOD_NOT_ALLOWED);
       // The body handler answers an Expect other than 100-continue with 417; without a handler of its
       // own, that was plain text, and an ERROR line in the log for any client to provoke.
       case 417 -> Responses.error(ctx.response(), AckpointError.EXPECTATION_FAILED);
       case 200 -> bodyNotRead(ctx);
-      default -> internalError(ctx);
+      default -> {
+        if (status >= 400 && status < 500) {
+          Responses.error(ctx.response(), AckpointError.BAD_REQUEST, reason(ctx, AckpointError.BAD_REQUEST));
+        } else {
+          internalError(ctx);
+        }
+      }
     }
+  }
+
+  private static String reason(RoutingContext ctx, AckpointError error) {
+    return ctx.failure() != null && ctx.failure().getMessage() != null ? ctx.failure().getMessage() : error.description();
   }
 
   /**
    * The path as this router matched it: without the host's mount point, and normalized, so that
-   * //write-checkpoint2.json or /x/../write-checkpoint2.json is /write-checkpoint2.json.
+   * //write-checkpoint2.json or /x/../write-checkpoint2.json is /write-checkpoint2.json; null if
+   * it cannot be decoded.
    */
   private static String routePath(RoutingContext ctx) {
-    String path = ctx.normalizedPath();
+    String path;
+    try {
+      path = ctx.normalizedPath();
+    } catch (IllegalArgumentException undecodable) {
+      // A path with a broken percent-escape: answered 400 already; no route of Ackpoint's.
+      return null;
+    }
+    // Vert.x serves /whoami/ by the route /whoami.
+    if (path != null && path.length() > 1 && path.endsWith("/")) {
+      path = path.substring(0, path.length() - 1);
+    }
     String mount = ctx.mountPoint();
     if (path == null || mount == null) {
       return path;

@@ -15,11 +15,18 @@ import java.util.concurrent.TimeUnit;
 public final class HttpVerticle extends VerticleBase {
 
   private final HttpSettings settings;
+  private final int port;
   private HttpApi api;
   private HttpServer server;
 
-  public HttpVerticle(HttpSettings settings) {
+  /**
+   * {@code port}: {@code http.port}, or for 0 a negative number of this Ackpoint's own, which Vert.x
+   * binds to one random port shared by the instances that give the same number (0 would give each
+   * instance a port of its own; one number for two Ackpoints would share one port between them).
+   */
+  public HttpVerticle(HttpSettings settings, int port) {
     this.settings = settings;
+    this.port = port;
   }
 
   @Override
@@ -32,9 +39,7 @@ public final class HttpVerticle extends VerticleBase {
       // instead of through a queue of each connection's own: about 4.7 KB less heap per open stream.
       server = vertx.createHttpServer(serverOptions(settings.config().http().idleTimeout())
           .setHost(settings.config().http().host())
-          // Port 0 would give each instance a port of its own; a negative port is one random port
-          // that Vert.x shares between the instances that ask for it, as a fixed port is shared.
-          .setPort(settings.config().http().port() == 0 ? -1 : settings.config().http().port())
+          .setPort(port)
           .setCompressionSupported(false)
           .setTcpNoDelay(true)
           .setStrictThreadMode(true));

@@ -46,6 +46,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -56,6 +57,8 @@ public final class AckpointImpl implements Ackpoint {
 
   /** The prefixes of the Ackpoints deployed on one Vert.x (a map of that Vert.x's own). */
   private static final String PREFIXES = "ackpoint.prefixes";
+  /** Numbers the Ackpoints of this process whose http.port is 0 (see {@link HttpVerticle}). */
+  private static final AtomicInteger RANDOM_PORTS = new AtomicInteger();
 
   private final Vertx vertx;
   private final AckpointConfig config;
@@ -198,8 +201,9 @@ public final class AckpointImpl implements Ackpoint {
     }
     if (config.http().enabled()) {
       int instances = config.http().instances() > 0 ? config.http().instances() : eventLoops(config);
+      int port = config.http().port() == 0 ? -RANDOM_PORTS.incrementAndGet() : config.http().port();
       chain = chain.compose(v -> vertx.deployVerticle(() -> {
-            HttpVerticle server = new HttpVerticle(http);
+            HttpVerticle server = new HttpVerticle(http, port);
             servers.add(server);
             return server;
           }, new DeploymentOptions().setInstances(instances))
@@ -272,9 +276,15 @@ public final class AckpointImpl implements Ackpoint {
       return Future.failedFuture(new IllegalStateException("this Ackpoint is closed"));
     }
     Context context = vertx.getOrCreateContext();
-    return HttpApi.create(vertx, http).map(api -> {
-      mounted.add(new MountedApi(context, api));
-      return api.router();
+    return HttpApi.create(vertx, http).compose(api -> {
+      // Made while close() ran (keys fetched from auth.jwks_uri take a moment): closed at once.
+      synchronized (this) {
+        if (closing == null) {
+          mounted.add(new MountedApi(context, api));
+          return Future.succeededFuture(api.router());
+        }
+      }
+      return api.close().transform(ignored -> Future.failedFuture(new IllegalStateException("this Ackpoint is closed")));
     });
   }
 

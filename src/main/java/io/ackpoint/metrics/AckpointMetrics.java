@@ -17,9 +17,12 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -62,10 +65,16 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
   private final Map<String, Timer> requestTimers = new ConcurrentHashMap<>();
   /** Every meter this Ackpoint registered, removed when it closes: a host's registry outlives it. */
   private final List<Meter> meters = new CopyOnWriteArrayList<>();
+  /** The open Ackpoints' metrics by registry; guarded by itself. */
+  private static final Map<MeterRegistry, Set<AckpointMetrics>> OPEN = new WeakHashMap<>();
+  private volatile boolean closed;
 
   public AckpointMetrics(MeterRegistry registry, PositionFormat positions) {
     this.registry = registry;
     this.positions = positions;
+    synchronized (OPEN) {
+      OPEN.computeIfAbsent(registry, r -> new HashSet<>()).add(this);
+    }
     batchRequests = track(DistributionSummary.builder("ackpoint.batch.requests").description("requests per batch").register(registry));
     batchUsers = track(DistributionSummary.builder("ackpoint.batch.users").description("full user ids (storage rows) per batch").register(registry));
     batchesOk = track(Counter.builder("ackpoint.batches").tag("outcome", "ok").register(registry));
@@ -203,6 +212,10 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
 
   @Override
   public void request(String route, int status, long nanos) {
+    if (closed) {
+      // A router mounted by a host answers after close (503): no new meter outlives this Ackpoint.
+      return;
+    }
     // With histogram buckets, so that a p99 per route can be computed from the scrape.
     requestTimers.computeIfAbsent(route + ' ' + status, k -> track(Timer.builder("ackpoint.http.requests")
         .tag("route", route).tag("status", Integer.toString(status))
@@ -262,10 +275,19 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
 
   /**
    * Takes this Ackpoint's meters out of the registry: gauges would keep reading the state of a closed
-   * Ackpoint, and one deployed after it on the same registry would find its own ignored.
+   * Ackpoint, and one deployed after it on the same registry would find its own ignored. A meter that
+   * another open Ackpoint on the registry uses too (the same name and tags: Micrometer hands both the
+   * one meter) stays. Nothing is registered after this.
    */
   public void close() {
-    meters.forEach(registry::remove);
-    meters.clear();
+    synchronized (OPEN) {
+      closed = true;
+      Set<AckpointMetrics> open = OPEN.getOrDefault(registry, Set.of());
+      open.remove(this);
+      Set<Meter.Id> shared = new HashSet<>();
+      open.forEach(other -> other.meters.forEach(m -> shared.add(m.getId())));
+      meters.stream().filter(m -> !shared.contains(m.getId())).forEach(registry::remove);
+      meters.clear();
+    }
   }
 }

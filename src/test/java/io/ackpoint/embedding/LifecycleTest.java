@@ -40,7 +40,8 @@ class LifecycleTest {
   @Test
   void closingAckpointEndsTheStreamsOfTheRoutesAHostMountedWhichAnswer503From(Vertx vertx) {
     int port = TestAckpoint.freePort();
-    MountingHost host = new MountingHost(TestAckpoint.configJson(TestDatabase.freshDatabase()), port);
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    MountingHost host = new MountingHost(TestAckpoint.configJson(TestDatabase.freshDatabase()), port, registry);
     Await.result(vertx.deployVerticle(host));
     String token = TestKeys.token(vertx, "mounted");
     HttpClient http = vertx.createHttpClient();
@@ -66,6 +67,8 @@ class LifecycleTest {
     assertEquals(503, after.statusCode(), after.bodyAsString());
     assertEquals("ACK_UNAVAILABLE", after.bodyAsJsonObject().getJsonObject("error").getString("code"));
     assertTrue(Await.result(host.ackpoint.createRouter().map(router -> "made").otherwise(Throwable::getMessage)).contains("closed"));
+    // Answering after close registered no meter of its own.
+    assertEquals(List.of(), registry.getMeters().stream().map(m -> m.getId().getName()).filter(n -> n.startsWith("ackpoint.")).toList());
   }
 
   @Test
@@ -125,6 +128,14 @@ class LifecycleTest {
         new JsonObject().put("kty", "oct").put("kid", "wrong-alg").put("alg", "RS256").put("k", "c2VjcmV0"),
         new JsonObject().put("kty", "RSA").put("kid", "no-modulus"),
         5);
+    JsonObject withEncryptionKey = TestAckpoint.configJson(database);
+    withEncryptionKey.getJsonObject("http").put("enabled", false);
+    JsonArray pasted = withEncryptionKey.getJsonObject("auth").getJsonObject("jwks").getJsonArray("keys").copy()
+        .add(new JsonObject().put("kty", "RSA").put("kid", "enc").put("use", "enc").put("alg", "RSA-OAEP"));
+    withEncryptionKey.getJsonObject("auth").put("jwks", new JsonObject().put("keys", pasted));
+    // An identity provider's JWKS pasted whole, encryption key included, is taken (its signing keys verify).
+    Await.result(Await.result(TestAckpoint.start(vertx, withEncryptionKey)).close());
+
     for (Object key : unusable) {
       JsonObject config = TestAckpoint.configJson(database);
       config.getJsonObject("http").put("enabled", false);
@@ -163,6 +174,13 @@ class LifecycleTest {
     // Both instances on one socket, as with a fixed port (each had a random port of its own).
     assertEquals(1, ((VertxInternal) vertx).sharedTcpServers().size());
     assertEquals(200, Await.result(WebClient.create(vertx).get(port, "127.0.0.1", "/probes/liveness").send()).statusCode());
+
+    // Another Ackpoint of the same Vert.x with http.port 0 gets a port of its own, not a share of this one.
+    JsonObject other = TestAckpoint.configJson(TestDatabase.freshDatabase()).put("eventbus", new JsonObject().put("prefix", "other"));
+    other.getJsonObject("http").put("port", 0).put("instances", 2);
+    Ackpoint second = Await.result(TestAckpoint.start(vertx, other));
+    assertTrue(second.httpPort() > 0 && second.httpPort() != port, port + " / " + second.httpPort());
+    Await.result(second.close());
     Await.result(ackpoint.close());
   }
 
@@ -174,6 +192,21 @@ class LifecycleTest {
     assertInstanceOf(ConfigException.class, refused);
     assertTrue(refused.getMessage().contains("http.cors.allowed_origins") && refused.getMessage().contains("garbage"),
         refused.getMessage());
+  }
+
+  @Test
+  void closingOneOfTwoAckpointsOnARegistryLeavesTheOthersMeters(Vertx vertx) {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
+    config.getJsonObject("http").put("enabled", false);
+    JsonObject other = TestAckpoint.configJson(TestDatabase.freshDatabase()).put("eventbus", new JsonObject().put("prefix", "other"));
+    other.getJsonObject("http").put("enabled", false);
+    Ackpoint one = Await.result(Ackpoint.deploy(vertx, new AckpointOptions(config).setMeterRegistry(registry)));
+    Ackpoint two = Await.result(Ackpoint.deploy(vertx, new AckpointOptions(other).setMeterRegistry(registry)));
+    Await.result(one.close());
+    Await.result(vertx.eventBus().request("other.checkpoint.create", new JsonObject().put("user_id", "u")));
+    assertEquals(1, registry.get("ackpoint.batches").tag("outcome", "ok").counter().count());
+    Await.result(two.close());
   }
 
   /** Polls until a statement waits for the test's lock: the batch is in flight. */
@@ -199,16 +232,18 @@ class LifecycleTest {
 
     private final JsonObject config;
     private final int port;
+    private final SimpleMeterRegistry registry;
     private Ackpoint ackpoint;
 
-    MountingHost(JsonObject config, int port) {
+    MountingHost(JsonObject config, int port, SimpleMeterRegistry registry) {
       this.config = config;
       this.port = port;
+      this.registry = registry;
     }
 
     @Override
     public Future<?> start() {
-      return Ackpoint.deploy(vertx, new AckpointOptions(config).setHttpEnabled(false))
+      return Ackpoint.deploy(vertx, new AckpointOptions(config).setHttpEnabled(false).setMeterRegistry(registry))
           .compose(deployed -> {
             ackpoint = deployed;
             return ackpoint.createRouter();

@@ -67,5 +67,8 @@ class CorsTest {
     assertEquals("https://app.example", preflight("/sync/checkpoint-request", "https://app.example").getHeader("Access-Control-Allow-Origin"));
     HttpResponse<Buffer> foreign = preflight("/sync/checkpoint-request", "https://evil.example");
     assertNull(foreign.getHeader("Access-Control-Allow-Origin"));
+    // The client's refusal, in the JSON envelope: not a fault of Ackpoint's (it was answered 500).
+    assertEquals(403, foreign.statusCode(), foreign.bodyAsString());
+    assertEquals("ACK_FORBIDDEN", foreign.bodyAsJsonObject().getJsonObject("error").getString("code"));
   }
 }
