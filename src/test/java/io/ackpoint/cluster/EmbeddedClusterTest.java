@@ -41,11 +41,9 @@ class EmbeddedClusterTest {
 
   @Test
   void ackpointsOnClusteredVertxInstancesAreOneServiceOverTheEventBus() throws Exception {
-    int port1 = TestAckpoint.freePort();
-    int port2 = TestAckpoint.freePort();
-    List<String> members = List.of("127.0.0.1:" + port1, "127.0.0.1:" + port2);
-    Vertx first = clustered(port1, members);
-    Vertx second = clustered(port2, members);
+    TwoNodes nodes = TwoNodes.start();
+    Vertx first = nodes.first();
+    Vertx second = nodes.second();
     try {
       JsonObject config = TestAckpoint.withFollower(TestAckpoint.configJson(TestDatabase.freshDatabase()));
       config.getJsonObject("http").put("enabled", false);
@@ -92,17 +90,15 @@ class EmbeddedClusterTest {
       Await.result(awaitFollower(second));
       Await.result(other.close());
     } finally {
-      Await.result(Future.join(first.close(), second.close()));
+      nodes.close();
     }
   }
 
   @Test
   void aNodeConfiguredWithAnotherSlotIsRefusedWhileANodeFollowsTheFirst() throws Exception {
-    int port1 = TestAckpoint.freePort();
-    int port2 = TestAckpoint.freePort();
-    List<String> members = List.of("127.0.0.1:" + port1, "127.0.0.1:" + port2);
-    Vertx first = clustered(port1, members);
-    Vertx second = clustered(port2, members);
+    TwoNodes nodes = TwoNodes.start();
+    Vertx first = nodes.first();
+    Vertx second = nodes.second();
     try {
       String database = TestDatabase.freshDatabase();
       JsonObject config = TestAckpoint.withFollower(TestAckpoint.configJson(database));
@@ -122,7 +118,7 @@ class EmbeddedClusterTest {
       Await.result(awaitFollower(second));
       Await.result(moved.close());
     } finally {
-      Await.result(Future.join(first.close(), second.close()));
+      nodes.close();
     }
   }
 
@@ -144,6 +140,21 @@ class EmbeddedClusterTest {
       assertTrue(refused.getMessage().contains("not clustered"), refused.getMessage());
     } finally {
       Await.result(Future.join(clustered.close(), plain.close()));
+    }
+  }
+
+  /** Two clustered Vert.x instances of the application's making, members of one cluster. */
+  private record TwoNodes(Vertx first, Vertx second) {
+
+    static TwoNodes start() {
+      int port1 = TestAckpoint.freePort();
+      int port2 = TestAckpoint.freePort();
+      List<String> members = List.of("127.0.0.1:" + port1, "127.0.0.1:" + port2);
+      return new TwoNodes(clustered(port1, members), clustered(port2, members));
+    }
+
+    void close() {
+      Await.result(Future.join(first.close(), second.close()));
     }
   }
 
