@@ -133,8 +133,9 @@ public final class Main {
   /** Started where there is no conf/ackpoint.yaml, the defaults alone may be what is invalid: says so. */
   private static String withoutFileHint() {
     Path file = ConfigLoader.configFile(System.getenv());
-    return Files.exists(file) ? "" : " (no configuration file: " + file.toAbsolutePath() + " does not exist; start Ackpoint"
-        + " from the directory that holds conf/, or set ACKPOINT_CONFIG)";
+    boolean named = System.getenv(ConfigLoader.CONFIG_FILE_VARIABLE) != null && !System.getenv(ConfigLoader.CONFIG_FILE_VARIABLE).isBlank();
+    return named || Files.exists(file) ? "" : " (no configuration file: " + file.toAbsolutePath() + " does not exist; start"
+        + " Ackpoint from the directory that holds conf/, or set ACKPOINT_CONFIG)";
   }
 
   private static String reason(Throwable failure) {

@@ -61,10 +61,12 @@ class EmbeddedRestartTest {
   }
 
   @Test
-  void twoDeploysAtOnceOnOneDataDirectoryStartOneAndRefuseTheOtherClearly(Vertx vertx, @TempDir Path dataDir) {
+  void twoDeploysAtOnceOnOneDataDirectoryStartOneAndRefuseTheOtherClearly(Vertx vertx, @TempDir Path dataDir, @TempDir Path links)
+      throws IOException {
     JsonObject json = embedded(dataDir);
-    // The same directory by another path: one claim.
-    JsonObject second = embedded(dataDir.resolve("sub").resolve("..")).put("eventbus", new JsonObject().put("prefix", "second"));
+    // The same directory by another path, through a link: one claim.
+    Path link = Files.createSymbolicLink(links.resolve("data"), dataDir);
+    JsonObject second = embedded(link.resolve("sub").resolve("..")).put("eventbus", new JsonObject().put("prefix", "second"));
     Future<Ackpoint> one = TestAckpoint.start(vertx, json);
     Future<Ackpoint> other = TestAckpoint.start(vertx, second);
     Await.result(Future.join(one, other).otherwiseEmpty());

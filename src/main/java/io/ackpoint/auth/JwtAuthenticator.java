@@ -71,7 +71,7 @@ public final class JwtAuthenticator implements Authenticator {
     for (int i = 0; i < list.size(); i++) {
       if (KeySet.notForSignatures(list.getValue(i))) {
         // An identity provider's JWKS pasted whole lists its encryption keys too (Keycloak's does).
-        LOG.warn("auth.jwks: key {} is not a signature key (use or alg); it verifies no token", i + 1);
+        LOG.warn("auth.jwks: key {} is an encryption key (use or alg); it verifies no token", i + 1);
         continue;
       }
       String problem = KeySet.unusable(list.getValue(i));

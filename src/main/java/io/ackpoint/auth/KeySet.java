@@ -13,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * An immutable set of verification keys and the signature verifier built from them. Claims are not
@@ -74,18 +75,19 @@ final class KeySet {
   }
 
   /**
-   * Whether a key says it is not for signatures: {@code use} other than {@code sig}, or an {@code alg}
-   * of encryption (RSA-OAEP, ECDH-ES, A128KW...). Not an error in a JWKS: such keys are left out.
+   * Whether a key says it is for encryption: {@code use} {@code enc}, or an {@code alg} of JWE's
+   * (RFC 7518 section 4: RSA-OAEP, ECDH-ES, A128KW...). Not an error in a JWKS: such keys are left
+   * out. Any other {@code alg} must be a signature's ({@link #unusable} refuses a misspelt one).
    */
   static boolean notForSignatures(Object key) {
     if (!(key instanceof JsonObject jwk)) {
       return false;
     }
-    Object use = jwk.getValue("use");
-    Object alg = jwk.getValue("alg");
-    return use instanceof String u && !u.equals("sig")
-        || alg instanceof String a && !a.matches("(HS|RS|PS|ES)(256|384|512)|ES256K|EdDSA");
+    return "enc".equals(jwk.getValue("use"))
+        || jwk.getValue("alg") instanceof String alg && ENCRYPTION.matcher(alg).matches();
   }
+
+  private static final Pattern ENCRYPTION = Pattern.compile("RSA1_5|RSA-OAEP(-\\d+)?|A\\d+(GCM)?KW|dir|ECDH-ES(\\+A\\d+KW)?|PBES2-.*");
 
   /**
    * Why a configured key cannot verify anything, or null if it can. The verifier itself skips such a

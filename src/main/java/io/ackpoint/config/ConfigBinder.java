@@ -96,6 +96,12 @@ final class ConfigBinder {
           + " replication, and source.type is mongodb: use checkpoints.mode managed with a MongoDB source");
     }
     int metricsPort = r.integer("metrics.port", 0, 65535);
+    int embeddedPort = r.integer("embedded.port", 0, 65535);
+    if (embeddedPort != 0 && (source.type() == DatabaseType.EMBEDDED || storage.type() == DatabaseType.EMBEDDED)
+        && (embeddedPort == http.port() || embeddedPort == metricsPort)) {
+      throw new ConfigException("embedded.port", "is " + (embeddedPort == http.port() ? "http.port" : "metrics.port") + " ("
+          + embeddedPort + "): the embedded PostgreSQL needs a port of its own, or 0 for a free one");
+    }
     if (metricsPort != 0 && metricsPort == http.port() && http.enabled()) {
       // Vert.x would share the port between the two servers, and answer every other request with the other.
       throw new ConfigException("metrics.port", "is http.port (" + metricsPort + "): give the metrics server a port of its"
@@ -106,7 +112,7 @@ final class ConfigBinder {
         auth,
         source,
         storage,
-        new EmbeddedConfig(Path.of(r.string("embedded.data_dir")), r.integer("embedded.port", 0, 65535)),
+        new EmbeddedConfig(Path.of(r.string("embedded.data_dir")), embeddedPort),
         new BatchingConfig(r.bool("batching.enabled"), r.integer("batching.max_in_flight_batches", 1, 64),
             r.integer("batching.max_pending", 1, 10_000_000), positive(r, "batching.request_timeout")),
         replication(r),
@@ -138,7 +144,7 @@ final class ConfigBinder {
   private static boolean isHttpUrl(String uri) {
     try {
       URL parsed = new URL(uri);
-      return parsed.getProtocol().matches("(?i)https?") && !parsed.getHost().isEmpty();
+      return parsed.getProtocol().matches("(?i)https?") && !parsed.getHost().isEmpty() && parsed.getPort() <= 65535;
     } catch (MalformedURLException e) {
       return false;
     }

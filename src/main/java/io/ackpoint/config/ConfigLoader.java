@@ -2,8 +2,8 @@ package io.ackpoint.config;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
@@ -35,6 +35,8 @@ public final class ConfigLoader {
   private static final Set<String> NON_KEY_VARIABLES = Set.of(CONFIG_FILE_VARIABLE);
   /** A key given twice is refused: YAML would keep the last silently, a second {@code http:} block replacing the first whole. */
   private static final YAMLMapper YAML = YAMLMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+  /** The same for a variable's JSON value ({@code ACKPOINT_AUTH_JWKS='{"keys":[...]}'}). */
+  private static final JsonMapper JSON = JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
   private ConfigLoader() {
   }
@@ -209,16 +211,17 @@ public final class ConfigLoader {
       if (defaultValue instanceof JsonArray) {
         String trimmed = value.trim();
         if (trimmed.startsWith("[")) {
-          return new JsonArray(trimmed);
+          return new JsonArray(JSON.readValue(trimmed, List.class));
         }
         return new JsonArray(trimmed.isEmpty() ? List.of() : Arrays.stream(trimmed.split(",")).map(String::trim).toList());
       }
       if (defaultValue instanceof JsonObject) {
-        return new JsonObject(value);
+        return new JsonObject(toMap(JSON.readValue(value, Map.class)));
       }
       return value;
-    } catch (NumberFormatException | DecodeException e) {
-      throw new ConfigException(key, "environment variable " + environmentVariable(key) + " has an invalid value");
+    } catch (NumberFormatException | JacksonException e) {
+      throw new ConfigException(key, "environment variable " + environmentVariable(key) + " has an invalid value"
+          + (e instanceof JacksonException json ? ": " + json.getOriginalMessage() : ""));
     }
   }
 

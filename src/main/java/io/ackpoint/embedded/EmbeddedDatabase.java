@@ -39,8 +39,8 @@ public final class EmbeddedDatabase implements AutoCloseable {
   }
 
   public static EmbeddedDatabase start(EmbeddedConfig config) {
-    // Normalized: data, ./data and x/../data are one directory, and one claim.
-    Path dataDir = config.dataDir().toAbsolutePath().normalize();
+    // One directory, one claim, however its path is written (data, ./data, x/../data, a link to it).
+    Path dataDir = realPath(config);
     // Claimed before anything touches the directory: two starts at once in this process would both
     // run initdb in it, or trip over each other's file lock.
     if (!STARTED_HERE.add(dataDir)) {
@@ -53,6 +53,16 @@ public final class EmbeddedDatabase implements AutoCloseable {
     } catch (RuntimeException e) {
       STARTED_HERE.remove(dataDir);
       throw e;
+    }
+  }
+
+  private static Path realPath(EmbeddedConfig config) {
+    try {
+      Path dataDir = config.dataDir().toAbsolutePath().normalize();
+      Files.createDirectories(dataDir);
+      return dataDir.toRealPath();
+    } catch (IOException e) {
+      throw failure(config, e);
     }
   }
 

@@ -15,8 +15,6 @@ import io.vertx.ext.web.Route;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.util.HashMap;
 import java.util.Locale;
@@ -31,8 +29,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * verticle of Ackpoint's own or by the host application that mounts the router into its own.
  */
 public final class HttpApi {
-
-  private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
 
   private final Router router;
   private final AckSubscribers subscribers;
@@ -157,13 +153,7 @@ public final class HttpApi {
     // (Ackpoint#createRouter) would answer them, since Vert.x consults only the outer router's error
     // handlers, in plain text (a 500 and an ERROR line for any client's bad body).
     router.route().handler(ctx -> unmatched(ctx, allowed));
-    router.route().failureHandler(ctx -> failed(ctx, ctx.statusCode(), config.http().bodyLimit()));
-    // Ackpoint's own server: failures that never reach a failure handler (a path that cannot be
-    // decoded, a failure handler's own failure) are answered the same way; the context of such a
-    // failure may not carry its status, so it is given.
-    for (int status : new int[] {400, 403, 404, 405, 413, 417, 500}) {
-      router.errorHandler(status, ctx -> failed(ctx, status, config.http().bodyLimit()));
-    }
+    FailureResponses.install(router, config.http().bodyLimit());
     return router;
   }
 
@@ -177,37 +167,6 @@ public final class HttpApi {
     ctx.response().putHeader(HttpHeaders.ALLOW, allow);
     Responses.error(ctx.response(), AckpointError.METHOD_NOT_ALLOWED,
         "method " + ctx.request().method() + " is not allowed on " + ctx.request().path());
-  }
-
-  /**
-   * A failure by its status: Vert.x's own (body handler, CORS, route matching) are the client's, and
-   * answered as such; only a failure without a status of its own (or 500) is Ackpoint's, and logged.
-   */
-  private static void failed(RoutingContext ctx, int status, long bodyLimit) {
-    switch (status) {
-      case 413 -> Responses.error(ctx.response(), AckpointError.PAYLOAD_TOO_LARGE, "the request body exceeds " + bodyLimit + " bytes");
-      case 400 -> Responses.error(ctx.response(), AckpointError.BAD_REQUEST);
-      // The CORS handler refuses an origin that is not allowed, or not an origin.
-      case 403 -> Responses.error(ctx.response(), AckpointError.FORBIDDEN, reason(ctx, AckpointError.FORBIDDEN));
-      // A request target that is not a path ("OPTIONS *", "GET probes").
-      case 404 -> Responses.error(ctx.response(), AckpointError.NOT_FOUND, "no route " + ctx.request().method() + " " + ctx.request().uri());
-      case 405 -> Responses.error(ctx.response(), AckpointError.METHOD_NOT_ALLOWED);
-      // The body handler answers an Expect other than 100-continue with 417; without a handler of its
-      // own, that was plain text, and an ERROR line in the log for any client to provoke.
-      case 417 -> Responses.error(ctx.response(), AckpointError.EXPECTATION_FAILED);
-      case 200 -> bodyNotRead(ctx);
-      default -> {
-        if (status >= 400 && status < 500) {
-          Responses.error(ctx.response(), AckpointError.BAD_REQUEST, reason(ctx, AckpointError.BAD_REQUEST));
-        } else {
-          internalError(ctx);
-        }
-      }
-    }
-  }
-
-  private static String reason(RoutingContext ctx, AckpointError error) {
-    return ctx.failure() != null && ctx.failure().getMessage() != null ? ctx.failure().getMessage() : error.description();
   }
 
   /**
@@ -297,28 +256,5 @@ public final class HttpApi {
     ctx.next();
   }
 
-  /**
-   * The body handler fails a request with status 200 when its body stops coming (the client hung up
-   * or reset the connection mid-body). The client's doing, not a fault of Ackpoint's: without a
-   * handler of its own, the router logged each as an unhandled exception, at ERROR, for any client
-   * to provoke at will. There is nobody left to answer, as a rule; should the connection still be
-   * open, the request is refused like any other that could not be read.
-   */
-  private static void bodyNotRead(RoutingContext ctx) {
-    RequestLog.withId(ctx, () -> LOG.debug("the body of {} {} could not be read: {}", ctx.request().method(),
-        ctx.request().path(), ctx.failure() == null ? "no reason" : ctx.failure().toString()));
-    if (!ctx.response().closed() && !ctx.response().ended()) {
-      // The rest of the body may still come: the connection cannot carry another request.
-      Responses.lastOnItsConnection(ctx);
-      Responses.error(ctx.response(), AckpointError.BAD_REQUEST, "the request body could not be read");
-    }
-  }
 
-  private static void internalError(RoutingContext ctx) {
-    Throwable failure = ctx.failure();
-    if (!(failure instanceof io.ackpoint.AckpointException)) {
-      RequestLog.withId(ctx, () -> LOG.error("unexpected failure on {} {}", ctx.request().method(), ctx.request().path(), failure));
-    }
-    Responses.error(ctx.response(), failure);
-  }
 }

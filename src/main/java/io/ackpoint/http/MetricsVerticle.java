@@ -44,6 +44,7 @@ public final class MetricsVerticle extends VerticleBase {
     // The JSON errors of the API's port, not Vert.x's HTML page.
     router.route().handler(ctx -> Responses.error(ctx.response(), AckpointError.NOT_FOUND,
         "no route " + ctx.request().method() + " " + ctx.request().path() + ": this port serves GET /metrics alone"));
+    FailureResponses.install(router, 0);
     server = vertx.createHttpServer(HttpVerticle.serverOptions(idleTimeout));
     return server.requestHandler(router).listen(port, host)
         .recover(e -> Future.failedFuture(new IllegalStateException(

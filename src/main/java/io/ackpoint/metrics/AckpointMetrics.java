@@ -36,6 +36,9 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class AckpointMetrics implements BatchListener, AckListener, HttpListener, CompactionListener, JwksListener,
     ReplicationListener {
 
+  /** The open Ackpoints' metrics by registry; guarded by itself. */
+  private static final Map<MeterRegistry, Set<AckpointMetrics>> OPEN = new WeakHashMap<>();
+
   private final MeterRegistry registry;
   private final PositionFormat positions;
   private final AtomicInteger batchesInFlight = new AtomicInteger();
@@ -65,8 +68,6 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
   private final Map<String, Timer> requestTimers = new ConcurrentHashMap<>();
   /** Every meter this Ackpoint registered, removed when it closes: a host's registry outlives it. */
   private final List<Meter> meters = new CopyOnWriteArrayList<>();
-  /** The open Ackpoints' metrics by registry; guarded by itself. */
-  private static final Map<MeterRegistry, Set<AckpointMetrics>> OPEN = new WeakHashMap<>();
   private volatile boolean closed;
 
   public AckpointMetrics(MeterRegistry registry, PositionFormat positions) {
@@ -282,7 +283,7 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
   public void close() {
     synchronized (OPEN) {
       closed = true;
-      Set<AckpointMetrics> open = OPEN.getOrDefault(registry, Set.of());
+      Set<AckpointMetrics> open = OPEN.computeIfAbsent(registry, r -> new HashSet<>());
       open.remove(this);
       Set<Meter.Id> shared = new HashSet<>();
       open.forEach(other -> other.meters.forEach(m -> shared.add(m.getId())));

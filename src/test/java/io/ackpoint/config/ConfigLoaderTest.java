@@ -125,6 +125,20 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aMemberGivenTwiceInAVariablesJsonIsRefused() {
+    ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(
+        "ACKPOINT_AUTH_JWKS", "{\"keys\":[],\"keys\":" + new JsonObject(KEYS).getJsonArray("keys").encode() + "}")));
+    assertTrue(e.getMessage().contains("auth.jwks") && e.getMessage().contains("Duplicate"), e.getMessage());
+  }
+
+  @Test
+  void anEmbeddedPortThatIsTheApisIsRefused() {
+    ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(
+        "ACKPOINT_HTTP_PORT", "9191", "ACKPOINT_EMBEDDED_PORT", "9191")));
+    assertTrue(e.getMessage().contains("'embedded.port'"), e.getMessage());
+  }
+
+  @Test
   void aMistypedEnvironmentVariableStopsStartupNamingItAndTheLikelyKey() {
     ConfigException e = assertThrows(ConfigException.class,
         () -> ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_HTTP_PROT", "9090")));

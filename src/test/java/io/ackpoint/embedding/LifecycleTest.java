@@ -127,6 +127,7 @@ class LifecycleTest {
         new JsonObject().put("kty", "oct").put("kid", "not-base64").put("k", "!!not base64!!"),
         new JsonObject().put("kty", "oct").put("kid", "wrong-alg").put("alg", "RS256").put("k", "c2VjcmV0"),
         new JsonObject().put("kty", "RSA").put("kid", "no-modulus"),
+        new JsonObject().put("kty", "oct").put("kid", "misspelt-alg").put("alg", "hs256").put("k", "c2VjcmV0"),
         5);
     JsonObject withEncryptionKey = TestAckpoint.configJson(database);
     withEncryptionKey.getJsonObject("http").put("enabled", false);

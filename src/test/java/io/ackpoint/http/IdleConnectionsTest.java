@@ -45,7 +45,7 @@ class IdleConnectionsTest {
   @Test
   void aConnectionThatStopsInTheMiddleOfItsBodyIsClosedAndLoggedAsNoError() throws Exception {
     try (LogCapture router = LogCapture.of("io.vertx.ext.web.RoutingContext");
-         LogCapture api = LogCapture.of("io.ackpoint.http.HttpApi", "DEBUG")) {
+         LogCapture api = LogCapture.of("io.ackpoint.http.FailureResponses", "DEBUG")) {
       assertEquals(-1, readAfterSending("POST /sync/checkpoint-request HTTP/1.1\r\nHost: ackpoint\r\n"
           + "Authorization: Token " + TestKeys.token("u1") + "\r\nContent-Type: application/json\r\n"
           + "Content-Length: 100\r\n\r\n{\"client_id\":"));

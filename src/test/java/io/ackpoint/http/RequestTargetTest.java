@@ -31,7 +31,7 @@ class RequestTargetTest {
 
   @BeforeEach
   void capture() {
-    api = LogCapture.of("io.ackpoint.http.HttpApi");
+    api = LogCapture.of("io.ackpoint.http.FailureResponses");
     router = LogCapture.of("io.vertx.ext.web.RoutingContext");
   }
 

@@ -92,6 +92,11 @@ class OperationsTest {
         java.net.URI.create("http://127.0.0.1:" + metricsPort + "/nope")).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
     assertEquals(404, other.statusCode());
     assertEquals("ACK_NOT_FOUND", new JsonObject(other.body()).getJsonObject("error").getString("code"), other.body());
+    try (Socket socket = new Socket("127.0.0.1", metricsPort)) {
+      socket.getOutputStream().write("GET /%zz HTTP/1.1\r\nHost: m\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertTrue(answer.startsWith("HTTP/1.1 400 ") && answer.contains("ACK_BAD_REQUEST"), answer);
+    }
   }
 
   @Test
