@@ -46,8 +46,8 @@ public final class Main {
       return;
     }
     Logging.configure(config.log());
-    LOG.info("configuration: {}, defaults and ACKPOINT_* variables", Files.exists(ConfigLoader.configFile(System.getenv()))
-        ? ConfigLoader.configFile(System.getenv()).toAbsolutePath() : "no file");
+    Path configFile = ConfigLoader.configFile(System.getenv());
+    LOG.info("configuration: {}, defaults and ACKPOINT_* variables", Files.exists(configFile) ? configFile.toAbsolutePath() : "no file");
     CountDownLatch stop = new CountDownLatch(1);
     // SIGTERM and SIGINT stop Ackpoint gracefully and exit 0; a shutdown hook alone would exit 143.
     // Handled from here on, start-up included: a stop asked for while Ackpoint starts (an orchestrator

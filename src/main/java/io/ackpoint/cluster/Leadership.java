@@ -217,14 +217,10 @@ public final class Leadership extends VerticleBase {
     }
     return chain.eventually(() -> {
       role.leading(false);
-      if (!release || leaving == null) {
-        return stopped ? relay.stop() : relay.follow();
-      }
       // The record goes before the lock, so that no node finds this one recorded once it has left.
-      return lock.forget().otherwiseEmpty().eventually(() -> {
-        leaving.release();
-        return stopped ? relay.stop() : relay.follow();
-      });
+      Future<Void> letGo = release && leaving != null
+          ? lock.forget().otherwiseEmpty().andThen(forgotten -> leaving.release()) : Future.succeededFuture();
+      return letGo.eventually(() -> stopped ? relay.stop() : relay.follow());
     });
   }
 

@@ -68,7 +68,6 @@ public final class EmbeddedDatabase implements AutoCloseable {
 
   private static EmbeddedDatabase startClaimed(EmbeddedConfig config, Path dataDir) {
     try {
-      Files.createDirectories(dataDir);
       LeftoverServer.stopIfRunning(dataDir);
       if (config.port() != 0) {
         requireFree(config.port());

@@ -22,7 +22,7 @@ final class FailureResponses {
   static void install(Router router, long bodyLimit) {
     router.route().failureHandler(ctx -> failed(ctx, ctx.statusCode(), bodyLimit));
     // The context of a failure that reaches an error handler may not carry its status: it is given.
-    for (int status : new int[] {400, 403, 404, 405, 413, 417, 500}) {
+    for (int status : new int[] {400, 403, 404, 413, 417, 500}) {
       router.errorHandler(status, ctx -> failed(ctx, status, bodyLimit));
     }
   }
@@ -39,7 +39,6 @@ final class FailureResponses {
       case 403 -> Responses.error(ctx.response(), AckpointError.FORBIDDEN, reason(ctx, AckpointError.FORBIDDEN));
       // A request target that is not a path ("OPTIONS *", "GET probes").
       case 404 -> Responses.error(ctx.response(), AckpointError.NOT_FOUND, "no route " + ctx.request().method() + " " + ctx.request().uri());
-      case 405 -> Responses.error(ctx.response(), AckpointError.METHOD_NOT_ALLOWED);
       // The body handler answers an Expect other than 100-continue with 417; without a handler of its
       // own, that was plain text, and an ERROR line in the log for any client to provoke.
       case 417 -> Responses.error(ctx.response(), AckpointError.EXPECTATION_FAILED);

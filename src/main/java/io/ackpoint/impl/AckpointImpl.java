@@ -31,6 +31,7 @@ import io.ackpoint.storage.CheckpointStorage;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Closeable;
 import io.vertx.core.Context;
 import io.vertx.core.DeploymentOptions;
@@ -347,12 +348,16 @@ public final class AckpointImpl implements Ackpoint {
     });
     Future<Void> chain = Future.succeededFuture();
     for (Supplier<Future<Void>> step : steps) {
-      chain = chain.transform(before -> step.get().transform(after -> before.failed()
-          ? Future.failedFuture(before.cause()) : after.succeeded() ? Future.succeededFuture() : Future.failedFuture(after.cause())));
+      chain = chain.transform(before -> step.get().transform(after -> firstFailure(before, after)));
     }
     return chain.onComplete(ar -> {
       deployments.clear();
       prefixes(vertx).remove(config.eventBusPrefix());
     });
+  }
+
+  private static Future<Void> firstFailure(AsyncResult<Void> before, AsyncResult<Void> after) {
+    AsyncResult<Void> failed = before.failed() ? before : after;
+    return failed.failed() ? Future.failedFuture(failed.cause()) : Future.succeededFuture();
   }
 }

@@ -12,6 +12,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -28,13 +29,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(VertxExtension.class)
 class EmbeddingTest {
 
+  /** The host application of each test: its port, its registry, and a client with a token for it. */
+  private final int port = TestAckpoint.freePort();
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private final JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
+  private WebClient client;
+  private String token;
+
+  @BeforeEach
+  void client(Vertx vertx) {
+    client = WebClient.create(vertx);
+    token = TestKeys.token(vertx, "embedded-user");
+  }
+
   @Test
   void anApplicationServesAckpointsRoutesBesideItsOwnAndGetsItsMetrics(Vertx vertx, VertxTestContext test) {
-    int port = TestAckpoint.freePort();
-    SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
-    WebClient client = WebClient.create(vertx);
-    String token = TestKeys.token(vertx, "embedded-user");
     vertx.deployVerticle(new HostApplication(config, registry, port))
         .compose(id -> client.get(port, "127.0.0.1", "/hello").send()
             .compose(hello -> client.get(port, "127.0.0.1", "/ackpoint/write-checkpoint2.json?client_id=c")
@@ -56,11 +65,6 @@ class EmbeddingTest {
 
   @Test
   void theMountedRoutesAnswerBadInputUnknownPathsAndWrongMethodsInJsonAsAckpointsOwnServerDoes(Vertx vertx, VertxTestContext test) {
-    int port = TestAckpoint.freePort();
-    SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
-    WebClient client = WebClient.create(vertx);
-    String token = TestKeys.token(vertx, "embedded-user");
     LogCapture routerLog = LogCapture.of("io.vertx.ext.web.RoutingContext");
     vertx.deployVerticle(new HostApplication(config, registry, port))
         .compose(id -> client.post(port, "127.0.0.1", "/ackpoint/sync/checkpoint-request")
