@@ -17,6 +17,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 
 import static io.ackpoint.support.ApiClient.data;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -45,6 +46,43 @@ class EmbeddedRestartTest {
     Await.result(own.close());
     assertFalse(Files.exists(dataDir.resolve("postmaster.pid")), "the embedded PostgreSQL stopped with the Vert.x");
     assertEquals("1", runOnce(vertx, json, api -> data(api.writeCheckpoint2(token, "c1")).getString("write_checkpoint")));
+  }
+
+  @Test
+  void closingTheVertxWhileAckpointStartsStopsTheEmbeddedDatabase(Vertx vertx, @TempDir Path dataDir) {
+    JsonObject json = embedded(dataDir);
+    String token = TestKeys.token(vertx, "closed-while-starting");
+    Vertx own = Vertx.vertx();
+    Future<Ackpoint> starting = TestAckpoint.start(own, json);
+    Await.result(own.close());
+    assertTrue(starting.isComplete(), "the deploy has ended once the Vert.x is closed");
+    assertFalse(Files.exists(dataDir.resolve("postmaster.pid")), "the embedded PostgreSQL stopped with the Vert.x");
+    assertEquals("1", runOnce(vertx, json, api -> data(api.writeCheckpoint2(token, "c1")).getString("write_checkpoint")));
+  }
+
+  @Test
+  void closeFailsWhenTheEmbeddedDatabaseDoesNotStop(Vertx vertx, @TempDir Path dataDir) throws Exception {
+    JsonObject json = embedded(dataDir);
+    String token = TestKeys.token(vertx, "did-not-stop");
+    Ackpoint ackpoint = Await.result(TestAckpoint.start(vertx, json));
+    long pid = Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0).trim());
+    ProcessHandle postmaster = ProcessHandle.of(pid).orElseThrow();
+    // A frozen postmaster: its backends still serve Ackpoint's connections, but it never handles the stop request.
+    signal("STOP", pid);
+    Throwable failed;
+    try {
+      failed = failure(ackpoint.close());
+    } finally {
+      signal("CONT", pid);
+    }
+    assertTrue(failed != null && failed.getMessage().contains("did not stop"), String.valueOf(failed));
+    // Thawed, it handles the stop request it was sent.
+    postmaster.onExit().get(60, TimeUnit.SECONDS);
+    assertEquals("1", runOnce(vertx, json, api -> data(api.writeCheckpoint2(token, "c1")).getString("write_checkpoint")));
+  }
+
+  private static void signal(String name, long pid) throws IOException, InterruptedException {
+    assertEquals(0, new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start().waitFor());
   }
 
   @Test

@@ -12,6 +12,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
@@ -152,7 +153,10 @@ public final class EmbeddedDatabase implements AutoCloseable {
     return "postgresql://postgres@localhost:" + port() + "/postgres";
   }
 
-  /** Stops the server; the data directory is this process's to start again even if stopping failed. Once. */
+  /**
+   * Stops the server, or fails saying that it did not stop; the data directory is this process's to start
+   * again either way. Once.
+   */
   @Override
   public void close() {
     Path claimed = claim.getAndSet(null);
@@ -161,6 +165,13 @@ public final class EmbeddedDatabase implements AutoCloseable {
     }
     try {
       postgres.close();
+      // The library logs a stop that failed (a server that does not answer pg_ctl in time) and carries on.
+      // The server's lock file tells: it takes the file away just before it exits (its process may
+      // linger a moment longer, so the process itself cannot tell at once).
+      Optional<ProcessHandle> running = LeftoverServer.postmaster(claimed);
+      if (running.isPresent()) {
+        throw new IOException("the embedded PostgreSQL in " + claimed + " (pid " + running.get().pid() + ") did not stop");
+      }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } finally {

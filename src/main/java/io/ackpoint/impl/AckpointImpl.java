@@ -33,6 +33,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Closeable;
+import io.vertx.core.Completable;
 import io.vertx.core.Context;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -113,12 +114,14 @@ public final class AckpointImpl implements Ackpoint {
     }
     AckpointExceptionCodec.registerOn(vertx);
     PositionReachedCodec.registerOn(vertx);
-    return startEmbedded(vertx, configured).compose(embedded -> {
+    Starting starting = new Starting(vertx);
+    Future<Ackpoint> deployed = startEmbedded(vertx, configured).compose(embedded -> {
       AckpointConfig config = embedded == null ? configured : configured.withEmbeddedUri(embedded.uri());
-      return Backends.migrate(vertx, config)
+      return starting.unlessVertxClosing()
+          .compose(v -> Backends.migrate(vertx, config))
           .compose(v -> {
             AckpointImpl ackpoint = create(vertx, config, options.getMeterRegistry(), embedded);
-            return ackpoint.deployVerticles().map(deployed -> {
+            return ackpoint.deployVerticles().map(v2 -> {
               // Closing the Vert.x closes this Ackpoint first (its hooks run before its verticles are
               // undeployed): otherwise the embedded PostgreSQL would outlive the process.
               ((VertxInternal) vertx).addCloseHook(ackpoint.closeHook);
@@ -127,6 +130,44 @@ public final class AckpointImpl implements Ackpoint {
           })
           .recover(failure -> stopEmbedded(vertx, embedded).transform(ignored -> Future.failedFuture(failure)));
     }).onFailure(failure -> prefixes(vertx).remove(prefix));
+    return deployed.andThen(starting::ended);
+  }
+
+  /**
+   * The close hook of a deploy in progress. Vert.x runs its close hooks before it closes its thread
+   * pools, and waits for them: closing it while the embedded PostgreSQL starts (on a worker thread)
+   * waits for the start, cuts the deploy short there, and has it stop the server again; without this
+   * the server outlived the Vert.x and its data directory stayed claimed for the process's life.
+   */
+  private static final class Starting implements Closeable {
+
+    private final VertxInternal vertx;
+    private final Promise<Ackpoint> ended = Promise.promise();
+    private volatile boolean vertxClosing;
+
+    Starting(Vertx vertx) {
+      this.vertx = (VertxInternal) vertx;
+      this.vertx.addCloseHook(this);
+    }
+
+    @Override
+    public void close(Completable<Void> completion) {
+      vertxClosing = true;
+      // Deployed meanwhile: its own hook was refused (the Vert.x was closing already), so it is closed here.
+      ended.future().transform(ar -> ar.succeeded() ? ar.result().close() : Future.<Void>succeededFuture())
+          .onComplete(completion);
+    }
+
+    Future<Void> unlessVertxClosing() {
+      return vertxClosing ? Future.failedFuture(new IllegalStateException("the Vert.x was closed while Ackpoint started"))
+          : Future.succeededFuture();
+    }
+
+    /** Once deployed, the Ackpoint's own hook has taken over; a failed deploy has left nothing running. */
+    void ended(AsyncResult<Ackpoint> deploy) {
+      vertx.removeCloseHook(this);
+      ended.handle(deploy);
+    }
   }
 
   private static LocalMap<String, Boolean> prefixes(Vertx vertx) {
