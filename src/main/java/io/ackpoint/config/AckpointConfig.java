@@ -97,6 +97,12 @@ public record AckpointConfig(
     public String tableName() {
       return table.substring(table.indexOf('.') + 1);
     }
+
+    /** Whether {@code column} is one of the configured columns a custom checkpoint is read from. */
+    public boolean isNeeded(String column) {
+      return column.equals(userColumn) || column.equals(checkpointColumn) || column.equals(clientColumn)
+          || column.equals(requestColumn);
+    }
   }
 
   public record CheckpointsConfig(CheckpointMode mode, Duration requestRetention, CustomTable custom) {

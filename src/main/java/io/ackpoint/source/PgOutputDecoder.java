@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,33 @@ final class PgOutputDecoder {
   }
 
   private record Relation(String schema, String name, List<String> columns) {
+  }
+
+  /**
+   * A row's text values (null for SQL NULL), and which columns it leaves out as unchanged: an update
+   * carries no value stored out of line (TOAST) that it did not change.
+   */
+  private record Tuple(List<String> values, BitSet unchanged) {
+
+    /**
+     * This new row of an update, its unchanged columns taken from the old row where that carries them:
+     * the whole row under REPLICA IDENTITY FULL, the key's columns when the key holds a value stored
+     * out of line.
+     */
+    Tuple filledFrom(Tuple old) {
+      if (old == null || unchanged.isEmpty()) {
+        return this;
+      }
+      List<String> filled = new ArrayList<>(values);
+      BitSet stillUnchanged = (BitSet) unchanged.clone();
+      for (int i = unchanged.nextSetBit(0); i >= 0 && i < old.values.size(); i = unchanged.nextSetBit(i + 1)) {
+        if (old.values.get(i) != null && !old.unchanged.get(i)) {
+          filled.set(i, old.values.get(i));
+          stillUnchanged.clear(i);
+        }
+      }
+      return new Tuple(filled, stillUnchanged);
+    }
   }
 
   /** The custom checkpoint table; null in managed mode, where only transaction boundaries matter. */
@@ -54,16 +82,17 @@ final class PgOutputDecoder {
       case 'I' -> {
         Relation relation = relations.get(message.getInt());
         message.get(); // 'N'
-        row(relation, message);
+        row(relation, tuple(message));
       }
       case 'U' -> {
         Relation relation = relations.get(message.getInt());
         byte kind = message.get();
+        Tuple old = null;
         if (kind == 'K' || kind == 'O') {
-          tuple(message); // the old row: not needed
+          old = tuple(message);
           message.get(); // 'N'
         }
-        row(relation, message);
+        row(relation, tuple(message).filledFrom(old));
       }
       case 'C' -> {
         message.get(); // flags
@@ -109,14 +138,20 @@ final class PgOutputDecoder {
     return table != null && relation != null && relation.schema().equals(table.schemaName()) && relation.name().equals(table.tableName());
   }
 
-  private void row(Relation relation, ByteBuffer message) {
-    List<String> values = tuple(message);
+  private void row(Relation relation, Tuple tuple) {
     if (!isCustomTable(relation)) {
       return;
     }
     Map<String, String> row = new HashMap<>();
+    List<String> values = tuple.values();
     for (int i = 0; i < relation.columns().size() && i < values.size(); i++) {
       row.put(relation.columns().get(i), values.get(i));
+      if (tuple.unchanged().get(i) && table.isNeeded(relation.columns().get(i))) {
+        LOG.warn("ignoring an update of a custom checkpoint row: its {} is stored out of line (TOAST) and was not changed,"
+            + " so PostgreSQL did not send it; give {} REPLICA IDENTITY FULL to have it sent", relation.columns().get(i),
+            table.table());
+        return;
+      }
     }
     String user = row.get(table.userColumn());
     String checkpoint = row.get(table.checkpointColumn());
@@ -151,10 +186,10 @@ final class PgOutputDecoder {
     transaction.add(new CustomCheckpoint(new FullUserId(user, client), id, request));
   }
 
-  /** Text values of a tuple; null for SQL NULL and for unchanged TOAST values. */
-  private static List<String> tuple(ByteBuffer message) {
+  private static Tuple tuple(ByteBuffer message) {
     int count = message.getShort();
     List<String> values = new ArrayList<>(count);
+    BitSet unchanged = new BitSet();
     for (int i = 0; i < count; i++) {
       byte kind = message.get();
       if (kind == 't' || kind == 'b') {
@@ -162,10 +197,13 @@ final class PgOutputDecoder {
         message.get(bytes);
         values.add(new String(bytes, StandardCharsets.UTF_8));
       } else {
+        if (kind == 'u') {
+          unchanged.set(i);
+        }
         values.add(null);
       }
     }
-    return values;
+    return new Tuple(values, unchanged);
   }
 
   private static String string(ByteBuffer message) {

@@ -48,6 +48,26 @@ class CustomModeTest {
   }
 
   @Test
+  void anUpdateLeavingAUserIdStoredOutOfLineUnchangedIsFollowedWithAFullReplicaIdentity() {
+    // A long user id in a wide row is stored out of line (TOAST); an update that leaves it alone
+    // replicates it as "unchanged", without its value, which only the full old row then carries.
+    String user = "long-" + "x".repeat(1000);
+    app.sql().query("ALTER TABLE checkpoints REPLICA IDENTITY FULL");
+    app.sql().query("ALTER TABLE checkpoints ALTER COLUMN user_id SET STORAGE EXTERNAL");
+    app.sql().query("ALTER TABLE checkpoints ADD COLUMN note TEXT STORAGE PLAIN");
+    String longToken = TestKeys.token(user);
+    try (StreamClient stream = StreamClient.syncStream(app.vertx(), app.port(), longToken, "c1")) {
+      stream.next();
+      stream.next();
+      app.sql().query("INSERT INTO checkpoints (user_id, checkpoint, client_id, note) VALUES ('" + user + "', 41, 'c1', repeat('n', 1500))");
+      assertEquals("41", acknowledged(stream.nextMatching(l -> l.containsKey("checkpoint_diff"))));
+      app.sql().query("UPDATE checkpoints SET checkpoint = 42 WHERE client_id = 'c1'");
+      app.sql().query("INSERT INTO checkpoints (user_id, checkpoint, client_id) VALUES ('" + user + "', 43, 'c1')");
+      assertEquals("42", acknowledged(stream.nextMatching(l -> l.containsKey("checkpoint_diff"))));
+    }
+  }
+
+  @Test
   void requestFlaggedRowsAreTemporary() {
     try (StreamClient stream = StreamClient.syncStream(app.vertx(), app.port(), token, "c2")) {
       stream.next();
