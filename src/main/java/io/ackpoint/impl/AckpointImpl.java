@@ -115,13 +115,13 @@ public final class AckpointImpl implements Ackpoint {
     AckpointExceptionCodec.registerOn(vertx);
     PositionReachedCodec.registerOn(vertx);
     Starting starting = new Starting(vertx);
-    Future<Ackpoint> deployed = startEmbedded(vertx, configured).compose(embedded -> {
+    Future<Ackpoint> outcome = startEmbedded(vertx, configured).compose(embedded -> {
       AckpointConfig config = embedded == null ? configured : configured.withEmbeddedUri(embedded.uri());
       return starting.unlessVertxClosing()
           .compose(v -> Backends.migrate(vertx, config))
           .compose(v -> {
             AckpointImpl ackpoint = create(vertx, config, options.getMeterRegistry(), embedded);
-            return ackpoint.deployVerticles().map(v2 -> {
+            return ackpoint.deployVerticles().map(deployed -> {
               // Closing the Vert.x closes this Ackpoint first (its hooks run before its verticles are
               // undeployed): otherwise the embedded PostgreSQL would outlive the process.
               ((VertxInternal) vertx).addCloseHook(ackpoint.closeHook);
@@ -130,7 +130,7 @@ public final class AckpointImpl implements Ackpoint {
           })
           .recover(failure -> stopEmbedded(vertx, embedded).transform(ignored -> Future.failedFuture(failure)));
     }).onFailure(failure -> prefixes(vertx).remove(prefix));
-    return deployed.andThen(starting::ended);
+    return outcome.andThen(starting::ended);
   }
 
   /**
