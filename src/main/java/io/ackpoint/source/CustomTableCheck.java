@@ -6,9 +6,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -57,11 +55,26 @@ final class CustomTableCheck {
   private static final String PARTITIONED = """
       SELECT c.relkind = 'p' FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relname = ?
       """;
+  /** The table's columns, and whether each is generated (PostgreSQL up to 17 never publishes those). */
   private static final String COLUMNS = """
-      SELECT a.attname FROM pg_attribute a
+      SELECT a.attname, a.attgenerated <> '' FROM pg_attribute a
         JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE n.nspname = ? AND c.relname = ? AND a.attnum > 0 AND NOT a.attisdropped
       """;
+
+  /**
+   * Whether the table of schema {@code schema} and name {@code table} (parameters as written) has
+   * every column of {@code columns} (a text array), none of them generated: what {@link #verify}
+   * requires of the columns, asked again while the table is followed.
+   */
+  static String hasColumns(String schema, String table, String columns) {
+    return """
+        SELECT count(*) = cardinality(%3$s::text[]) FROM pg_attribute a
+          JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE n.nspname = %1$s AND c.relname = %2$s AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+           AND a.attname = ANY (%3$s::text[])
+        """.formatted(schema, table, columns);
+  }
 
   private CustomTableCheck() {
   }
@@ -87,11 +100,15 @@ final class CustomTableCheck {
     if (!exists) {
       throw new FollowerFailure("custom.table \"" + table.table() + "\" does not exist in schema " + schema + hint(similar));
     }
-    List<String> columns = columns(c, schema, name);
+    Map<String, Boolean> columns = columns(c, schema, name);
     for (Map.Entry<String, String> configured : configuredColumns(table).entrySet()) {
       String column = configured.getValue();
-      if (!columns.contains(column)) {
-        String sameIgnoringCase = columns.stream()
+      if (Boolean.TRUE.equals(columns.get(column))) {
+        throw new FollowerFailure(configured.getKey() + " \"" + column + "\" is a generated column of table "
+            + Publication.quoted(schema) + "." + Publication.quoted(name) + ", which PostgreSQL does not publish");
+      }
+      if (!columns.containsKey(column)) {
+        String sameIgnoringCase = columns.keySet().stream()
             .filter(existing -> existing.toLowerCase(Locale.ROOT).equals(column.toLowerCase(Locale.ROOT)))
             .findFirst().orElse(null);
         throw new FollowerFailure(configured.getKey() + " \"" + column + "\" does not exist in table "
@@ -105,7 +122,7 @@ final class CustomTableCheck {
   }
 
   /** Configuration key → configured column, for every column the decoder reads. */
-  private static Map<String, String> configuredColumns(CustomTable table) {
+  static Map<String, String> configuredColumns(CustomTable table) {
     Map<String, String> columns = new LinkedHashMap<>();
     columns.put("custom.user_column", table.userColumn());
     columns.put("custom.checkpoint_column", table.checkpointColumn());
@@ -137,14 +154,14 @@ final class CustomTableCheck {
     }
   }
 
-  private static List<String> columns(Connection c, String schema, String name) throws SQLException {
-    List<String> columns = new ArrayList<>();
+  private static Map<String, Boolean> columns(Connection c, String schema, String name) throws SQLException {
+    Map<String, Boolean> columns = new LinkedHashMap<>();
     try (PreparedStatement s = c.prepareStatement(COLUMNS)) {
       s.setString(1, schema);
       s.setString(2, name);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
-          columns.add(rs.getString(1));
+          columns.put(rs.getString(1), rs.getBoolean(2));
         }
       }
     }

@@ -1,5 +1,6 @@
 package io.ackpoint.source;
 
+import io.ackpoint.config.AckpointConfig.CustomTable;
 import io.ackpoint.AckpointError;
 import io.ackpoint.core.PositionFormat;
 import io.vertx.core.Future;
@@ -30,13 +31,15 @@ public final class PgReplicationSource implements ReplicationSource {
       """;
 
   /**
-   * The table of that name is in the publication, and the publication publishes updates exactly if
-   * the table can have them published (Publication.ensure decides the same way).
+   * The table of that name is in the publication, has the configured columns (none generated), and
+   * the publication publishes updates exactly if the table can have them published
+   * (Publication.ensure decides the same way).
    */
   private static final String PUBLISHED_AS_ENSURED = """
       SELECT EXISTS (SELECT 1 FROM pg_publication_tables WHERE pubname = $1 AND schemaname = $2 AND tablename = $3)
+         AND (%s)
          AND (SELECT pubupdate FROM pg_publication WHERE pubname = $1) = (%s)
-      """.formatted(CustomTableCheck.replicaIdentity("$2", "$3"));
+      """.formatted(CustomTableCheck.hasColumns("$2", "$3", "$4"), CustomTableCheck.replicaIdentity("$2", "$3"));
 
   private final Pool pool;
   /** Learnt from the server on the first marker, so that a source that is down at start-up stops nothing. */
@@ -90,8 +93,10 @@ public final class PgReplicationSource implements ReplicationSource {
    * Whether {@code publication} publishes the table {@code schema.table} (names compared exactly) as
    * the follower set it up: with its updates exactly if their replica identity allows it.
    */
-  public Future<Boolean> publishesAsEnsured(String publication, String schema, String table) {
-    return guarded(pool.preparedQuery(PUBLISHED_AS_ENSURED).execute(Tuple.of(publication, schema, table))
+  public Future<Boolean> publishesAsEnsured(String publication, CustomTable table) {
+    String[] columns = CustomTableCheck.configuredColumns(table).values().toArray(String[]::new);
+    return guarded(pool.preparedQuery(PUBLISHED_AS_ENSURED)
+        .execute(Tuple.of(publication, table.schemaName(), table.tableName(), columns))
         .map(rows -> rows.iterator().next().getBoolean(0)));
   }
 

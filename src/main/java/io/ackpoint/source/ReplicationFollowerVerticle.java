@@ -86,13 +86,15 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
       // A custom table dropped or replaced leaves the publication (a renamed one stays, under its
       // new name), and PostgreSQL stops sending the rows of the configured name without a word; a
       // table whose key was dropped has its updates published without a replica identity, which
-      // fails the application's UPDATEs. The stream is started again, which publishes the table of
+      // fails the application's UPDATEs; a configured column renamed or dropped leaves every row
+      // without it. The stream is started again, which publishes the table of
       // that name as it now allows, or reports that there is none. Rows committed in between are
       // not published, so not seen (README, Custom checkpoint mode).
-      source.publishesAsEnsured(config.publication(), customTable.schemaName(), customTable.tableName()).onSuccess(published -> {
+      source.publishesAsEnsured(config.publication(), customTable).onSuccess(published -> {
         if (!published && following == current) {
-          LOG.warn("custom.table {} is no longer published by {} as set up (dropped, renamed or replaced, or its key changed?):"
-              + " following again", Publication.quoted(customTable.schemaName()) + "." + Publication.quoted(customTable.tableName()),
+          LOG.warn("custom.table {} is no longer published by {} as set up (dropped, renamed or replaced, a column renamed,"
+              + " or its key changed?): following again", Publication.quoted(customTable.schemaName()) + "."
+              + Publication.quoted(customTable.tableName()),
               config.publication());
           vertx.executeBlocking(() -> {
             following.abort();

@@ -127,6 +127,36 @@ class CustomTableNamesTest {
   }
 
   @Test
+  void aGeneratedColumnMakesReadinessFalseWithTheReason() {
+    // PostgreSQL does not publish generated columns: every row would arrive without its id.
+    sql("CREATE TABLE checkpoints (id BIGSERIAL PRIMARY KEY, user_id TEXT NOT NULL, client_id TEXT, seq BIGINT NOT NULL,"
+        + " checkpoint BIGINT GENERATED ALWAYS AS (seq + 1) STORED)");
+    startCustom(new JsonObject().put("table", "checkpoints"));
+
+    JsonObject readiness = Readiness.probe(app);
+    assertEquals(false, readiness.getBoolean("ready"), readiness.encode());
+    String reason = readiness.getString("reason");
+    assertTrue(reason.contains("custom.checkpoint_column \"checkpoint\" is a generated column"), reason);
+  }
+
+  @Test
+  void aColumnRenamedWhileFollowedMakesReadinessFalseWithTheReason() {
+    sql("CREATE TABLE checkpoints (user_id TEXT NOT NULL, client_id TEXT NOT NULL, checkpoint BIGINT NOT NULL,"
+        + " PRIMARY KEY (user_id, client_id))");
+    startCustomCheckingEverySecond(new JsonObject().put("table", "checkpoints").put("client_column", "client_id"));
+    assertTrue(Readiness.probe(app).getBoolean("ready"));
+
+    sql("ALTER TABLE checkpoints RENAME COLUMN checkpoint TO cp");
+    JsonObject readiness = Readiness.await(vertx, app, r -> !r.getBoolean("ready"));
+    String reason = readiness.getString("reason");
+    assertTrue(reason.contains("custom.checkpoint_column \"checkpoint\" does not exist"), reason);
+
+    sql("ALTER TABLE checkpoints RENAME COLUMN cp TO checkpoint");
+    Readiness.await(vertx, app, r -> r.getBoolean("ready"));
+    assertEquals("7", firstAcknowledgedAfter("INSERT INTO checkpoints (user_id, client_id, checkpoint) VALUES ('app-user', 'c1', 7)"));
+  }
+
+  @Test
   void aPartitionedTableIsFollowedThroughItsPartitions() {
     sql("CREATE TABLE checkpoints (user_id TEXT NOT NULL, client_id TEXT NOT NULL, checkpoint BIGINT NOT NULL,"
         + " PRIMARY KEY (user_id, client_id)) PARTITION BY HASH (user_id)");
