@@ -111,6 +111,12 @@ final class PgStatements {
       """.formatted(headQuery);
   }
 
+  /**
+   * Custom checkpoints of one transaction, the greatest per user: a greater id raises the row (pending
+   * again at the transaction's position), an equal one flagged as a request only refreshes
+   * {@code checkpoint_requested_at}, as the checkpoint-request route does (an application that
+   * repeats a request keeps it from compaction), a lower one changes nothing.
+   */
   static final String STORE_CUSTOM = """
       WITH req AS (
         SELECT r.user_id, r.client_id, r.checkpoint, r.request
@@ -124,6 +130,11 @@ final class PgStatements {
           FROM req r
          WHERE c.user_id = r.user_id AND c.client_id = r.client_id AND c.write_checkpoint < r.checkpoint
         RETURNING c.id
+      ),
+      refreshed AS (
+        UPDATE ackpoint_write_checkpoints c SET checkpoint_requested_at = now()
+          FROM req r
+         WHERE c.user_id = r.user_id AND c.client_id = r.client_id AND c.write_checkpoint = r.checkpoint AND r.request
       ),
       created AS (
         INSERT INTO ackpoint_write_checkpoints (user_id, client_id, write_checkpoint, lsns, checkpoint_requested_at)

@@ -127,6 +127,21 @@ interface AcknowledgementContract {
   }
 
   @Test
+  default void aCustomRequestRepeatedWithTheSameIdOnlyRefreshesRequestedAt() {
+    backend().migrate();
+    Await.result(storage().storeCustom(H1, List.of(new CustomCheckpoint(user("app"), 7, true))));
+    Await.result(storage().markProcessed(H1));
+    Instant aged = Instant.now().minus(1, ChronoUnit.DAYS);
+    backend().setRequestedAt("app", aged);
+    Await.result(storage().storeCustom(H2, List.of(new CustomCheckpoint(user("app"), 7, true))));
+    StorageBackend.Row app = backend().row("app");
+    assertEquals(7L, app.checkpoint());
+    assertEquals(H1, app.head(), "an equal id is not pending again");
+    assertEquals(H1, app.processedAt());
+    assertTrue(app.requestedAt().isAfter(aged), "a request repeated is not compacted away");
+  }
+
+  @Test
   default void storageAnswersAPingAndCountsItsRows() {
     backend().migrate();
     Await.result(storage().ping());
