@@ -92,7 +92,8 @@ final class AckStream implements AckSubscriber {
       end();
     } else if (opened && nowMillis >= nextKeepaliveMillis) {
       nextKeepaliveMillis = nowMillis + keepaliveMillis;
-      write(format.keepalive((expiresAtMillis - nowMillis) / 1000));
+      // Rounded up: 0 means expired, which the last keepalive before expiry is not yet.
+      write(format.keepalive((expiresAtMillis - nowMillis + 999) / 1000));
     }
   }
 
