@@ -68,6 +68,27 @@ class CustomModeTest {
   }
 
   @Test
+  void anUpdateLeavingAClientIdStoredOutOfLineUnchangedIsNeverCreditedToAnotherUser() {
+    // Without REPLICA IDENTITY FULL nothing carries the client id the update left out: the row is
+    // skipped, never taken for the user without a client.
+    String client = "k".repeat(256);
+    app.sql().query("ALTER TABLE checkpoints ALTER COLUMN client_id SET STORAGE EXTERNAL");
+    app.sql().query("ALTER TABLE checkpoints ADD COLUMN note TEXT STORAGE PLAIN");
+    app.sql().query("ALTER TABLE checkpoints ALTER COLUMN user_id SET STORAGE PLAIN");
+    String user = "wide-" + "u".repeat(1000);
+    String wideToken = TestKeys.token(user);
+    try (StreamClient noClient = StreamClient.syncStream(app.vertx(), app.port(), wideToken, null)) {
+      noClient.next();
+      noClient.next();
+      app.sql().query("INSERT INTO checkpoints (user_id, checkpoint, client_id, note) VALUES ('" + user + "', 70, '" + client
+          + "', repeat('n', 1500))");
+      app.sql().query("UPDATE checkpoints SET checkpoint = 71 WHERE checkpoint = 70");
+      app.sql().query("INSERT INTO checkpoints (user_id, checkpoint) VALUES ('" + user + "', 5)");
+      assertEquals("5", acknowledged(noClient.nextMatching(l -> l.containsKey("checkpoint_diff"))));
+    }
+  }
+
+  @Test
   void requestFlaggedRowsAreTemporary() {
     try (StreamClient stream = StreamClient.syncStream(app.vertx(), app.port(), token, "c2")) {
       stream.next();
