@@ -50,6 +50,9 @@ final class PgLogicalStream implements AutoCloseable {
 
   private final Connection connection;
   private final PGReplicationStream stream;
+  /** The message type of CommandComplete. */
+  private static final int COMMAND_COMPLETE = 'C';
+
   private final ReadWait idle;
   private final PgOutputDecoder decoder;
   private final long silenceLimitNanos;
@@ -202,13 +205,20 @@ final class PgLogicalStream implements AutoCloseable {
         throw new SQLException("no replication message for " + Duration.ofNanos(silenceLimitNanos).toSeconds()
             + " s although a heartbeat marker is written more often: the connection is presumed dead");
       }
+      boolean ended;
       try {
-        idle.await(idleTickMillis); // the follower's own worker thread, idle between messages
+        ended = idle.await(idleTickMillis) == COMMAND_COMPLETE; // the follower's own worker thread, idle between messages
       } catch (SQLException e) {
         if (aborted) {
           return null;
         }
         throw e;
+      }
+      if (ended || stream.isClosed()) {
+        // A server that shuts down ends the stream with CommandComplete alone (no CopyDone), which
+        // PgJDBC's non-blocking read leaves unread for ever: it would wake every wait at once while
+        // nothing is read, until a status update failed to be written.
+        throw new SQLException("the server ended the replication stream (shutting down?)", "08006");
       }
     }
     lastMessageNanos = System.nanoTime();

@@ -53,19 +53,22 @@ final class ReadWait {
     return stream != null;
   }
 
-  /** Returns once a byte can be read, or after {@code millis}; the byte is not consumed. */
-  void await(int millis) throws SQLException {
+  /**
+   * Returns once a byte can be read, answering it (the first byte of the next message: its type), or
+   * after {@code millis}, answering -1; the byte is not consumed.
+   */
+  int await(int millis) throws SQLException {
     if (stream == null) {
       sleep();
-      return;
+      return -1;
     }
     try {
       int saved = stream.getNetworkTimeout();
       stream.setNetworkTimeout(millis);
       try {
-        stream.peekChar();
+        return stream.peekChar();
       } catch (SocketTimeoutException nothingYet) {
-        // the tick passed without a byte
+        return -1; // the tick passed without a byte
       } finally {
         stream.setNetworkTimeout(saved);
       }

@@ -4,6 +4,8 @@ import io.ackpoint.Ackpoint;
 import io.ackpoint.config.AckpointConfig.EmbeddedConfig;
 import io.ackpoint.embedded.EmbeddedDatabase;
 import io.ackpoint.support.ApiClient;
+import io.ackpoint.support.Readiness;
+import io.ackpoint.support.RunningAckpoint;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.StreamClient;
 import io.ackpoint.support.TestAckpoint;
@@ -20,6 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A PostgreSQL restart is survived without restarting Ackpoint, and no acknowledged write is lost. */
 @ExtendWith(VertxExtension.class)
@@ -27,6 +31,31 @@ class PostgresRestartTest {
 
   private static String diffId(JsonObject line) {
     return line.getJsonObject("checkpoint_diff").getString("write_checkpoint");
+  }
+
+  @Test
+  void aCleanPostgresStopEndsTheReplicationStreamAndReadinessSaysSoAtOnce(Vertx vertx, @TempDir Path dir) {
+    EmbeddedConfig database = new EmbeddedConfig(dir, TestAckpoint.freePort());
+    EmbeddedDatabase postgres = EmbeddedDatabase.start(database);
+    // A long status interval: the follower must not need a status write to learn that its stream ended.
+    try (RunningAckpoint app = RunningAckpoint.on(vertx, postgres.uri(), c -> {
+      TestAckpoint.withFollower(c).getJsonObject("replication").put("status_interval", "60s");
+      return c;
+    })) {
+      assertTrue(Readiness.probe(app).getBoolean("replication"));
+      // A clean stop: the server ends the replication stream (its socket is closed, not cut).
+      postgres.close();
+      JsonObject readiness = Readiness.await(vertx, app, r -> !r.getBoolean("replication"));
+      assertFalse(readiness.getBoolean("ready"), readiness.encode());
+
+      postgres = EmbeddedDatabase.start(database);
+      Readiness.await(vertx, app, r -> r.getBoolean("ready"));
+      String token = TestKeys.token(vertx, "after-stop");
+      JsonObject answer = ApiClient.data(app.api.checkpointRequestAwaiting(token, "{\"client_id\":\"c\",\"checkpoint_request_id\":\"1\"}", 30));
+      assertEquals(true, answer.getBoolean("acknowledged"), answer.encode());
+    } finally {
+      postgres.close();
+    }
   }
 
   @Test
