@@ -86,6 +86,23 @@ class EmbeddedRestartTest {
   }
 
   @Test
+  void aStaleSocketLockFileOfItsPortDoesNotKeepTheEmbeddedDatabaseFromStarting(Vertx vertx, @TempDir Path dataDir)
+      throws IOException {
+    // What a server killed outright leaves in /tmp, naming a PID that is now another live process's.
+    int port = TestAckpoint.freePort();
+    Path lock = Path.of("/tmp", ".s.PGSQL." + port + ".lock");
+    Files.writeString(lock, "1\n" + dataDir + "\n0\n" + port + "\n/tmp\n");
+    try {
+      JsonObject json = embedded(dataDir);
+      json.getJsonObject("embedded").put("port", port);
+      String token = TestKeys.token(vertx, "stale-lock");
+      assertEquals("1", runOnce(vertx, json, api -> data(api.writeCheckpoint2(token, "c1")).getString("write_checkpoint")));
+    } finally {
+      Files.deleteIfExists(lock);
+    }
+  }
+
+  @Test
   void anEmbeddedPortInUseIsNamedAndLeavesTheDataDirectoryUsable(Vertx vertx, @TempDir Path dataDir) throws IOException {
     JsonObject json = embedded(dataDir);
     String token = TestKeys.token(vertx, "port-in-use");

@@ -83,6 +83,10 @@ public final class EmbeddedDatabase implements AutoCloseable {
           .setServerConfig("max_wal_senders", "10")
           .setServerConfig("max_replication_slots", "10")
           .setServerConfig("max_connections", "200")
+          // TCP alone (Ackpoint connects to localhost): a Unix socket's lock file in /tmp outlives a
+          // server killed outright, and once its PID is another process's, no server of that port
+          // starts again ("lock file /tmp/.s.PGSQL.<port>.lock already exists").
+          .setServerConfig("unix_socket_directories", "")
           // The embedded defaults trade durability for speed; a checkpoint service cannot: an
           // acknowledged write must survive a crash, and logical decoding must see each commit.
           .setServerConfig("fsync", "on")
