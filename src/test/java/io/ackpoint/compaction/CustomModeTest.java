@@ -54,7 +54,8 @@ class CustomModeTest {
     String user = "long-" + "x".repeat(1000);
     app.sql().query("ALTER TABLE checkpoints REPLICA IDENTITY FULL");
     app.sql().query("ALTER TABLE checkpoints ALTER COLUMN user_id SET STORAGE EXTERNAL");
-    app.sql().query("ALTER TABLE checkpoints ADD COLUMN note TEXT STORAGE PLAIN");
+    app.sql().query("ALTER TABLE checkpoints ADD COLUMN note TEXT");
+    app.sql().query("ALTER TABLE checkpoints ALTER COLUMN note SET STORAGE PLAIN");
     String longToken = TestKeys.token(user);
     try (StreamClient stream = StreamClient.syncStream(app.vertx(), app.port(), longToken, "c1")) {
       stream.next();
@@ -72,7 +73,8 @@ class CustomModeTest {
     // skipped, never taken for the user without a client.
     String client = "k".repeat(256);
     app.sql().query("ALTER TABLE checkpoints ALTER COLUMN client_id SET STORAGE EXTERNAL");
-    app.sql().query("ALTER TABLE checkpoints ADD COLUMN note TEXT STORAGE PLAIN");
+    app.sql().query("ALTER TABLE checkpoints ADD COLUMN note TEXT");
+    app.sql().query("ALTER TABLE checkpoints ALTER COLUMN note SET STORAGE PLAIN");
     app.sql().query("ALTER TABLE checkpoints ALTER COLUMN user_id SET STORAGE PLAIN");
     String user = "wide-" + "u".repeat(1000);
     String wideToken = TestKeys.token(user);
