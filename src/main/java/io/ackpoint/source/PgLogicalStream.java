@@ -47,12 +47,11 @@ final class PgLogicalStream implements AutoCloseable {
   }
 
   private static final long MAX_IDLE_TICK_MILLIS = 5_000;
-
-  private final Connection connection;
-  private final PGReplicationStream stream;
   /** The message type of CommandComplete. */
   private static final int COMMAND_COMPLETE = 'C';
 
+  private final Connection connection;
+  private final PGReplicationStream stream;
   private final ReadWait idle;
   private final PgOutputDecoder decoder;
   private final long silenceLimitNanos;
@@ -207,7 +206,8 @@ final class PgLogicalStream implements AutoCloseable {
       }
       boolean ended;
       try {
-        ended = idle.await(idleTickMillis) == COMMAND_COMPLETE; // the follower's own worker thread, idle between messages
+        // The follower's own worker thread, idle between messages.
+        ended = idle.await(idleTickMillis) == COMMAND_COMPLETE;
       } catch (SQLException e) {
         if (aborted) {
           return null;
