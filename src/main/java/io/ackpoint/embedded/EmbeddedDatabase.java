@@ -12,9 +12,13 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -26,6 +30,8 @@ public final class EmbeddedDatabase implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedDatabase.class);
 
   /** The data directories of the servers this process started and has not stopped (or is starting). */
+  /** How much longer than the library a stopping server is given to exit. */
+  private static final Duration STOP_GRACE = Duration.ofSeconds(10);
   private static final Set<Path> STARTED_HERE = ConcurrentHashMap.newKeySet();
 
   private final EmbeddedPostgres postgres;
@@ -149,6 +155,16 @@ public final class EmbeddedDatabase implements AutoCloseable {
     }
   }
 
+  private static void awaitExit(ProcessHandle server) {
+    try {
+      server.onExit().get(STOP_GRACE.toSeconds(), TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // still running: the caller says so
+    }
+  }
+
   public int port() {
     return postgres.getPort();
   }
@@ -173,6 +189,12 @@ public final class EmbeddedDatabase implements AutoCloseable {
       // The server's lock file tells: it takes the file away just before it exits (its process may
       // linger a moment longer, so the process itself cannot tell at once).
       Optional<ProcessHandle> running = LeftoverServer.postmaster(claimed);
+      if (running.isPresent()) {
+        // A shutdown that is slow but under way (a long shutdown checkpoint) may outlast the library's
+        // 5 s: it is given longer before the stop is called failed.
+        awaitExit(running.get());
+        running = LeftoverServer.postmaster(claimed);
+      }
       if (running.isPresent()) {
         throw new IOException("the embedded PostgreSQL in " + claimed + " (pid " + running.get().pid() + ") did not stop");
       }
