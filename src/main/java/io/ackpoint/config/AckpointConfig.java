@@ -4,7 +4,10 @@ import io.vertx.core.json.JsonObject;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
+import java.util.stream.Stream;
 
 /** The validated configuration of one Ackpoint process. */
 public record AckpointConfig(
@@ -100,8 +103,16 @@ public record AckpointConfig(
 
     /** Whether {@code column} is one of the configured columns a custom checkpoint is read from. */
     public boolean isNeeded(String column) {
-      return column.equals(userColumn) || column.equals(checkpointColumn) || column.equals(clientColumn)
-          || column.equals(requestColumn);
+      return columns().contains(column);
+    }
+
+    /** The first configured column that {@code columns} lacks, or null. */
+    public String missingFrom(Collection<String> columns) {
+      return columns().stream().filter(column -> !columns.contains(column)).findFirst().orElse(null);
+    }
+
+    private List<String> columns() {
+      return Stream.of(userColumn, checkpointColumn, clientColumn, requestColumn).filter(Objects::nonNull).toList();
     }
   }
 

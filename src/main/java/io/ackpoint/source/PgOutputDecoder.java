@@ -142,13 +142,21 @@ final class PgOutputDecoder {
     if (!isCustomTable(relation)) {
       return;
     }
+    String missing = table.missingFrom(relation.columns());
+    if (missing != null) {
+      // Renamed, dropped or made generated while followed (until the follower's next check stops
+      // it): a row without the client column must not be taken for one without a client.
+      LOG.warn("ignoring a custom checkpoint row: {} has no column {} (renamed, dropped or generated?)", table.table(), missing);
+      return;
+    }
     Map<String, String> row = new HashMap<>();
     List<String> values = tuple.values();
     for (int i = 0; i < relation.columns().size() && i < values.size(); i++) {
       row.put(relation.columns().get(i), values.get(i));
       if (tuple.unchanged().get(i) && table.isNeeded(relation.columns().get(i))) {
         LOG.warn("ignoring an update of a custom checkpoint row: its {} is stored out of line (TOAST) and was not changed,"
-            + " so PostgreSQL did not send it; give {} REPLICA IDENTITY FULL to have it sent", relation.columns().get(i),
+            + " so PostgreSQL did not send it; give {} REPLICA IDENTITY FULL (a partitioned table: each partition) to have it sent",
+            relation.columns().get(i),
             table.table());
         return;
       }
