@@ -33,8 +33,8 @@ class EmbeddedRestartTest {
     JsonObject json = embedded(dataDir);
     String token = TestKeys.token(vertx, "restart");
 
-    assertEquals("1", runOnce(vertx, json, api -> data(api.writeCheckpoint2(token, "c1")).getString("write_checkpoint")));
-    assertEquals("2", runOnce(vertx, json, api -> data(api.writeCheckpoint2(token, "c1")).getString("write_checkpoint")));
+    assertEquals("1", generatedIdOfAStart(vertx, json, token));
+    assertEquals("2", generatedIdOfAStart(vertx, json, token));
   }
 
   @Test
@@ -45,7 +45,7 @@ class EmbeddedRestartTest {
     Await.result(TestAckpoint.start(own, json));
     Await.result(own.close());
     assertFalse(Files.exists(dataDir.resolve("postmaster.pid")), "the embedded PostgreSQL stopped with the Vert.x");
-    assertEquals("1", runOnce(vertx, json, api -> data(api.writeCheckpoint2(token, "c1")).getString("write_checkpoint")));
+    assertEquals("1", generatedIdOfAStart(vertx, json, token));
   }
 
   @Test
@@ -57,7 +57,7 @@ class EmbeddedRestartTest {
     Await.result(own.close());
     assertTrue(starting.isComplete(), "the deploy has ended once the Vert.x is closed");
     assertFalse(Files.exists(dataDir.resolve("postmaster.pid")), "the embedded PostgreSQL stopped with the Vert.x");
-    assertEquals("1", runOnce(vertx, json, api -> data(api.writeCheckpoint2(token, "c1")).getString("write_checkpoint")));
+    assertEquals("1", generatedIdOfAStart(vertx, json, token));
   }
 
   @Test
@@ -78,7 +78,7 @@ class EmbeddedRestartTest {
     assertTrue(failed != null && failed.getMessage().contains("did not stop"), String.valueOf(failed));
     // Thawed, it handles the stop request it was sent.
     postmaster.onExit().get(60, TimeUnit.SECONDS);
-    assertEquals("1", runOnce(vertx, json, api -> data(api.writeCheckpoint2(token, "c1")).getString("write_checkpoint")));
+    assertEquals("1", generatedIdOfAStart(vertx, json, token));
   }
 
   private static void signal(String name, long pid) throws IOException, InterruptedException {
@@ -96,7 +96,7 @@ class EmbeddedRestartTest {
       JsonObject json = embedded(dataDir);
       json.getJsonObject("embedded").put("port", port);
       String token = TestKeys.token(vertx, "stale-lock");
-      assertEquals("1", runOnce(vertx, json, api -> data(api.writeCheckpoint2(token, "c1")).getString("write_checkpoint")));
+      assertEquals("1", generatedIdOfAStart(vertx, json, token));
     } finally {
       Files.deleteIfExists(lock);
     }
@@ -112,7 +112,7 @@ class EmbeddedRestartTest {
       assertTrue(refused.getMessage().contains("embedded.port " + taken.getLocalPort()), refused.getMessage());
     }
     json.getJsonObject("embedded").remove("port");
-    assertEquals("1", runOnce(vertx, json, api -> data(api.writeCheckpoint2(token, "c1")).getString("write_checkpoint")));
+    assertEquals("1", generatedIdOfAStart(vertx, json, token));
   }
 
   @Test
@@ -142,12 +142,16 @@ class EmbeddedRestartTest {
     return Await.result(future.<Throwable>transform(ar -> Future.succeededFuture(ar.cause())));
   }
 
-  /** Deploy starts the embedded database and close stops it: the second run finds the first one's data. */
-  private static String runOnce(Vertx vertx, JsonObject json, java.util.function.Function<ApiClient, String> call) {
+  /**
+   * The id {@code GET /write-checkpoint2.json} generates for {@code token}'s user on an Ackpoint
+   * deployed for it and closed after it: deploy starts the embedded database and close stops it, so
+   * each start finds what the one before it stored.
+   */
+  private static String generatedIdOfAStart(Vertx vertx, JsonObject json, String token) {
     Ackpoint ackpoint = Await.result(TestAckpoint.start(vertx, json));
     ApiClient api = new ApiClient(vertx, TestAckpoint.portOf(json));
     try {
-      return call.apply(api);
+      return data(api.writeCheckpoint2(token, "c1")).getString("write_checkpoint");
     } finally {
       api.close();
       Await.result(ackpoint.close());

@@ -4,10 +4,9 @@ import io.vertx.core.json.JsonObject;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Objects;
-import java.util.stream.Stream;
+import java.util.Map;
 
 /** The validated configuration of one Ackpoint process. */
 public record AckpointConfig(
@@ -101,18 +100,18 @@ public record AckpointConfig(
       return table.substring(table.indexOf('.') + 1);
     }
 
-    /** Whether {@code column} is one of the configured columns a custom checkpoint is read from. */
-    public boolean isNeeded(String column) {
-      return columns().contains(column);
-    }
-
-    /** The first configured column that {@code columns} lacks, or null. */
-    public String missingFrom(Collection<String> columns) {
-      return columns().stream().filter(column -> !columns.contains(column)).findFirst().orElse(null);
-    }
-
-    private List<String> columns() {
-      return Stream.of(userColumn, checkpointColumn, clientColumn, requestColumn).filter(Objects::nonNull).toList();
+    /** Configuration key → configured column, for every column a custom checkpoint is read from. */
+    public Map<String, String> columnsByKey() {
+      Map<String, String> columns = new LinkedHashMap<>();
+      columns.put("custom.user_column", userColumn);
+      columns.put("custom.checkpoint_column", checkpointColumn);
+      if (clientColumn != null) {
+        columns.put("custom.client_column", clientColumn);
+      }
+      if (requestColumn != null) {
+        columns.put("custom.request_column", requestColumn);
+      }
+      return columns;
     }
   }
 

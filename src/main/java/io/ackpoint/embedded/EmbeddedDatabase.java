@@ -16,9 +16,6 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -29,9 +26,9 @@ public final class EmbeddedDatabase implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedDatabase.class);
 
-  /** The data directories of the servers this process started and has not stopped (or is starting). */
   /** How much longer than the library a stopping server is given to exit. */
   private static final Duration STOP_GRACE = Duration.ofSeconds(10);
+  /** The data directories of the servers this process started and has not stopped (or is starting). */
   private static final Set<Path> STARTED_HERE = ConcurrentHashMap.newKeySet();
 
   private final EmbeddedPostgres postgres;
@@ -155,16 +152,6 @@ public final class EmbeddedDatabase implements AutoCloseable {
     }
   }
 
-  private static void awaitExit(ProcessHandle server) {
-    try {
-      server.onExit().get(STOP_GRACE.toSeconds(), TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (ExecutionException | TimeoutException e) {
-      // still running: the caller says so
-    }
-  }
-
   public int port() {
     return postgres.getPort();
   }
@@ -189,13 +176,11 @@ public final class EmbeddedDatabase implements AutoCloseable {
       // The server's lock file tells: it takes the file away just before it exits (its process may
       // linger a moment longer, so the process itself cannot tell at once).
       Optional<ProcessHandle> running = LeftoverServer.postmaster(claimed);
-      if (running.isPresent()) {
-        // A shutdown that is slow but under way (a long shutdown checkpoint) may outlast the library's
-        // 5 s: it is given longer before the stop is called failed.
-        awaitExit(running.get());
-        running = LeftoverServer.postmaster(claimed);
-      }
-      if (running.isPresent()) {
+      // A shutdown that is slow but under way (a long shutdown checkpoint) may outlast the library's
+      // 5 s: it is given longer before the stop is called failed.
+      if (running.isPresent() && !LeftoverServer.exited(running.get(), STOP_GRACE)
+          // Looked at again: a server that exited but is not yet reaped (a zombie) never "exits" for onExit.
+          && LeftoverServer.postmaster(claimed).isPresent()) {
         throw new IOException("the embedded PostgreSQL in " + claimed + " (pid " + running.get().pid() + ") did not stop");
       }
     } catch (IOException e) {

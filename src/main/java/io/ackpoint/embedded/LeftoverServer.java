@@ -52,13 +52,25 @@ final class LeftoverServer {
     Process kill = new ProcessBuilder("kill", "-INT", Long.toString(pid)).inheritIO().start();
     try {
       kill.waitFor(10, TimeUnit.SECONDS);
-      server.get().onExit().get(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IOException("interrupted while stopping the PostgreSQL left running on " + dataDir, e);
-    } catch (ExecutionException | TimeoutException e) {
+    }
+    if (!exited(server.get(), STOP_TIMEOUT)) {
       throw new IOException("the PostgreSQL left running on " + dataDir + " (pid " + pid + ") did not stop within "
-          + STOP_TIMEOUT.toSeconds() + " s; stop it, then start Ackpoint again", e);
+          + STOP_TIMEOUT.toSeconds() + " s; stop it, then start Ackpoint again");
+    }
+  }
+
+  /** Waits at most {@code within} for {@code server} to exit; answers whether it did. */
+  static boolean exited(ProcessHandle server, Duration within) {
+    try {
+      server.onExit().get(within.toMillis(), TimeUnit.MILLISECONDS);
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    } catch (ExecutionException | TimeoutException e) {
+      return false;
     }
   }
 

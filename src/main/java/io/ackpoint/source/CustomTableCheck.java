@@ -101,7 +101,7 @@ final class CustomTableCheck {
       throw new FollowerFailure("custom.table \"" + table.table() + "\" does not exist in schema " + schema + hint(similar));
     }
     Map<String, Boolean> columns = columns(c, schema, name);
-    for (Map.Entry<String, String> configured : configuredColumns(table).entrySet()) {
+    for (Map.Entry<String, String> configured : table.columnsByKey().entrySet()) {
       String column = configured.getValue();
       if (Boolean.TRUE.equals(columns.get(column))) {
         throw new FollowerFailure(configured.getKey() + " \"" + column + "\" is a generated column of table "
@@ -119,20 +119,6 @@ final class CustomTableCheck {
 
   private static String hint(String similar) {
     return similar == null ? " (names are case-sensitive)" : " (names are case-sensitive; did you mean " + similar + "?)";
-  }
-
-  /** Configuration key → configured column, for every column the decoder reads. */
-  static Map<String, String> configuredColumns(CustomTable table) {
-    Map<String, String> columns = new LinkedHashMap<>();
-    columns.put("custom.user_column", table.userColumn());
-    columns.put("custom.checkpoint_column", table.checkpointColumn());
-    if (table.clientColumn() != null) {
-      columns.put("custom.client_column", table.clientColumn());
-    }
-    if (table.requestColumn() != null) {
-      columns.put("custom.request_column", table.requestColumn());
-    }
-    return columns;
   }
 
   /** Whether the table's updates can be published without failing the application's (see {@link #REPLICA_IDENTITY}). */

@@ -29,7 +29,8 @@ final class PgOutputDecoder {
   record Committed(String position, List<CustomCheckpoint> checkpoints) {
   }
 
-  private record Relation(String schema, String name, List<String> columns) {
+  /** {@code missing}: a configured custom-table column this table lacks, or null. */
+  private record Relation(String schema, String name, List<String> columns, String missing) {
   }
 
   /**
@@ -130,7 +131,10 @@ final class PgOutputDecoder {
       message.getInt(); // type
       message.getInt(); // modifier
     }
-    relations.put(id, new Relation(schema, name, columns));
+    // Once per relation message (PostgreSQL sends one again after every change of the table), not per row.
+    String missing = table == null ? null : table.columnsByKey().values().stream()
+        .filter(column -> !columns.contains(column)).findFirst().orElse(null);
+    relations.put(id, new Relation(schema, name, columns, missing));
   }
 
   /** Exact names, as configured: the publication was given the same quoted, case-sensitive name. */
@@ -142,18 +146,17 @@ final class PgOutputDecoder {
     if (!isCustomTable(relation)) {
       return;
     }
-    String missing = table.missingFrom(relation.columns());
-    if (missing != null) {
+    if (relation.missing() != null) {
       // Renamed, dropped or made generated while followed (until the follower's next check stops
       // it): a row without the client column must not be taken for one without a client.
-      LOG.warn("ignoring a custom checkpoint row: {} has no column {} (renamed, dropped or generated?)", table.table(), missing);
+      LOG.warn("ignoring a custom checkpoint row: {} has no column {} (renamed, dropped or generated?)", table.table(), relation.missing());
       return;
     }
     Map<String, String> row = new HashMap<>();
     List<String> values = tuple.values();
     for (int i = 0; i < relation.columns().size() && i < values.size(); i++) {
       row.put(relation.columns().get(i), values.get(i));
-      if (tuple.unchanged().get(i) && table.isNeeded(relation.columns().get(i))) {
+      if (tuple.unchanged().get(i) && table.columnsByKey().containsValue(relation.columns().get(i))) {
         LOG.warn("ignoring an update of a custom checkpoint row: its {} is stored out of line (TOAST) and was not changed,"
             + " so PostgreSQL did not send it; give {} REPLICA IDENTITY FULL (a partitioned table: each partition) to have it sent",
             relation.columns().get(i),

@@ -94,7 +94,7 @@ public final class PgReplicationSource implements ReplicationSource {
    * the follower set it up: with its updates exactly if their replica identity allows it.
    */
   public Future<Boolean> publishesAsEnsured(String publication, CustomTable table) {
-    String[] columns = CustomTableCheck.configuredColumns(table).values().toArray(String[]::new);
+    String[] columns = table.columnsByKey().values().toArray(String[]::new);
     return guarded(pool.preparedQuery(PUBLISHED_AS_ENSURED)
         .execute(Tuple.of(publication, table.schemaName(), table.tableName(), columns))
         .map(rows -> rows.iterator().next().getBoolean(0)));
