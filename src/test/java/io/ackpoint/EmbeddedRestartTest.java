@@ -11,6 +11,8 @@ import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -37,25 +39,19 @@ class EmbeddedRestartTest {
     assertEquals("2", generatedIdOfAStart(vertx, json, token));
   }
 
-  @Test
-  void closingTheVertxWithoutClosingAckpointStopsTheEmbeddedDatabase(Vertx vertx, @TempDir Path dataDir) {
+  /** Closed once Ackpoint has started, or while deploy still starts the embedded database. */
+  @ParameterizedTest(name = "while starting: {0}")
+  @ValueSource(booleans = {false, true})
+  void closingTheVertxWithoutClosingAckpointStopsTheEmbeddedDatabase(boolean whileStarting, Vertx vertx, @TempDir Path dataDir) {
     JsonObject json = embedded(dataDir);
     String token = TestKeys.token(vertx, "vertx-closed");
     Vertx own = Vertx.vertx();
-    Await.result(TestAckpoint.start(own, json));
+    Future<Ackpoint> started = TestAckpoint.start(own, json);
+    if (!whileStarting) {
+      Await.result(started);
+    }
     Await.result(own.close());
-    assertFalse(Files.exists(dataDir.resolve("postmaster.pid")), "the embedded PostgreSQL stopped with the Vert.x");
-    assertEquals("1", generatedIdOfAStart(vertx, json, token));
-  }
-
-  @Test
-  void closingTheVertxWhileAckpointStartsStopsTheEmbeddedDatabase(Vertx vertx, @TempDir Path dataDir) {
-    JsonObject json = embedded(dataDir);
-    String token = TestKeys.token(vertx, "closed-while-starting");
-    Vertx own = Vertx.vertx();
-    Future<Ackpoint> starting = TestAckpoint.start(own, json);
-    Await.result(own.close());
-    assertTrue(starting.isComplete(), "the deploy has ended once the Vert.x is closed");
+    assertTrue(started.isComplete(), "the deploy has ended once the Vert.x is closed");
     assertFalse(Files.exists(dataDir.resolve("postmaster.pid")), "the embedded PostgreSQL stopped with the Vert.x");
     assertEquals("1", generatedIdOfAStart(vertx, json, token));
   }
