@@ -5,10 +5,10 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.encoder.JsonEncoder;
 import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.Appender;
+import ch.qos.logback.core.AppenderBase;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.encoder.Encoder;
-import ch.qos.logback.core.filter.Filter;
-import ch.qos.logback.core.spi.FilterReply;
 import io.ackpoint.config.AckpointConfig.LogConfig;
 import io.ackpoint.config.AckpointConfig.LogFormat;
 import org.slf4j.Logger;
@@ -55,9 +55,15 @@ final class Logging {
     // The embedded PostgreSQL's own chatter says nothing an operator needs, but its problems do: the
     // library logs every line of the server's output at info, a FATAL (data directory of another
     // version, a stale lock file, wrong permissions) included, and without that line a failed start
-    // only says that the library gave up waiting.
-    context.getLogger("io.zonky").setLevel(Level.INFO);
-    console.addFilter(new EmbeddedPostgresProblems());
+    // only says that the library gave up waiting. Its lines go through EmbeddedPostgresProblems alone,
+    // which logs the problems at error, where an operator's alerts look.
+    ch.qos.logback.classic.Logger library = context.getLogger("io.zonky");
+    library.setLevel(Level.INFO);
+    library.setAdditive(false);
+    EmbeddedPostgresProblems problems = new EmbeddedPostgresProblems(console);
+    problems.setContext(context);
+    problems.start();
+    library.addAppender(problems);
     // Vert.x's metrics register one event-bus gauge per verticle context; Micrometer warns of the
     // repeats once, which would read like a fault at every start.
     context.getLogger("io.micrometer.core.instrument.MeterRegistry").setLevel(Level.ERROR);
@@ -90,36 +96,47 @@ final class Logging {
   }
 
   /**
-   * Lets through the embedded PostgreSQL's output lines that stop it or its start (FATAL, PANIC, and
-   * pg_ctl's own), with the DETAIL and HINT lines that follow them (where the reason is: "initialized
-   * by PostgreSQL version 16", "Is another postmaster running"), and nothing else of its library below
-   * warnings: a statement's ERROR, and its DETAIL with the row's values, is Ackpoint's to report.
+   * The embedded PostgreSQL's library, between it and the console: the server's output lines that
+   * stop it or its start (FATAL, PANIC, and pg_ctl's own) are logged at error as
+   * {@code io.ackpoint.embedded.PostgreSQL}, with the DETAIL and HINT lines that follow them (where
+   * the reason is: "initialized by PostgreSQL version 16", "Is another postmaster running"); the rest
+   * of the server's output is dropped (a statement's ERROR, and its DETAIL with the row's values, is
+   * Ackpoint's to report), and the library's own warnings and errors pass as they are.
    */
-  private static final class EmbeddedPostgresProblems extends Filter<ILoggingEvent> {
+  private static final class EmbeddedPostgresProblems extends AppenderBase<ILoggingEvent> {
 
+    private static final Logger POSTGRES = LoggerFactory.getLogger("io.ackpoint.embedded.PostgreSQL");
     private static final Pattern PROBLEM = Pattern.compile("\\b(FATAL|PANIC):|pg_ctl: ");
     private static final Pattern SUPPLEMENT = Pattern.compile("\\b(DETAIL|HINT):");
+
+    private final Appender<ILoggingEvent> console;
     /**
      * Whether the last line read was a problem. Best effort: each process the library starts (initdb,
      * the server, pg_ctl stop) has its own reader thread, but a server's lines come from one of them.
      */
     private volatile boolean afterProblem;
 
+    EmbeddedPostgresProblems(Appender<ILoggingEvent> console) {
+      this.console = console;
+    }
+
     @Override
-    public FilterReply decide(ILoggingEvent event) {
-      if (!event.getLoggerName().startsWith("io.zonky") || event.getLevel().isGreaterOrEqual(Level.WARN)) {
-        return FilterReply.NEUTRAL;
+    protected void append(ILoggingEvent event) {
+      if (event.getLevel().isGreaterOrEqual(Level.WARN)) {
+        console.doAppend(event);
+        return;
       }
       String line = event.getFormattedMessage();
       if (PROBLEM.matcher(line).find()) {
         afterProblem = true;
-        return FilterReply.NEUTRAL;
+        POSTGRES.error("{}", line);
+      } else if (SUPPLEMENT.matcher(line).find()) {
+        if (afterProblem) {
+          POSTGRES.error("{}", line);
+        }
+      } else {
+        afterProblem = false;
       }
-      if (SUPPLEMENT.matcher(line).find()) {
-        return afterProblem ? FilterReply.NEUTRAL : FilterReply.DENY;
-      }
-      afterProblem = false;
-      return FilterReply.DENY;
     }
   }
 }

@@ -115,4 +115,30 @@ class EmbeddedCrashTest {
     assertTrue(log.contains("ackpoint: could not start: storage at postgresql://ackpoint:***@127.0.0.1:"), log);
     assertTrue(!log.contains("secret") && !log.contains("\tat "), "no password, no stack trace: " + log);
   }
+
+  /**
+   * The reason a start fails is PostgreSQL's own line, which must be where an operator's alerts look
+   * (error), not among the server's routine output.
+   */
+  @Test
+  void theEmbeddedServersReasonForAFailedStartIsLoggedAtError(@TempDir Path dataDir) throws Exception {
+    Files.writeString(dataDir.resolve("postgresql.conf"), "");
+    Files.writeString(dataDir.resolve("PG_VERSION"), "16\n");
+    Map<String, String> env = new java.util.HashMap<>(env(dataDir, TestAckpoint.freePort()));
+    env.put("ACKPOINT_LOG_FORMAT", "json");
+    AckpointProcess failed = AckpointProcess.start(env);
+    assertEquals(1, failed.awaitExit());
+    String log = failed.log();
+    boolean fatalAtError = false;
+    boolean detailAtError = false;
+    for (String line : log.split("\n")) {
+      if (line.startsWith("{")) {
+        JsonObject json = new JsonObject(line);
+        boolean error = "ERROR".equals(json.getString("level"));
+        fatalAtError |= error && json.getString("formattedMessage", "").contains("FATAL:");
+        detailAtError |= error && json.getString("formattedMessage", "").contains("initialized by PostgreSQL version 16");
+      }
+    }
+    assertTrue(fatalAtError && detailAtError, log);
+  }
 }
