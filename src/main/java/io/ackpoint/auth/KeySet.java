@@ -9,6 +9,7 @@ import io.vertx.ext.auth.jwt.JWTAuth;
 import io.vertx.ext.auth.jwt.JWTAuthOptions;
 
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -58,7 +59,8 @@ final class KeySet {
    * The keys of a JWKS document. A document whose keys are not a list is not a JWKS: it throws
    * {@link IllegalArgumentException} (for a remote document, a failed fetch, which keeps the keys
    * known). A key that is not an object whose kty, kid and alg are strings is left out, as RFC 7517
-   * section 5 says, and so verifies nothing; the others are used.
+   * section 5 says, and so verifies nothing; so is a secret shorter than its algorithm's hash
+   * ({@link #shortSecret}). The others are used.
    */
   static List<JsonObject> keysOf(JsonObject jwks) {
     Object keys = jwks.containsKey("keys") ? jwks.getValue("keys") : new JsonArray();
@@ -67,7 +69,8 @@ final class KeySet {
     }
     List<JsonObject> out = new ArrayList<>(list.size());
     for (Object key : list) {
-      if (key instanceof JsonObject jwk && stringOrAbsent(jwk, "kty") && stringOrAbsent(jwk, "kid") && stringOrAbsent(jwk, "alg")) {
+      if (key instanceof JsonObject jwk && stringOrAbsent(jwk, "kty") && stringOrAbsent(jwk, "kid") && stringOrAbsent(jwk, "alg")
+          && shortSecret(jwk) == null) {
         out.add(jwk);
       }
     }
@@ -107,11 +110,38 @@ final class KeySet {
       if (parsed.mac() == null && parsed.publicKey() == null) {
         return "holds no verification key (kty " + jwk.getString("kty") + " needs " + keyMembers(jwk.getString("kty")) + ")";
       }
-      return null;
+      return parsed.mac() != null ? shortSecret(withAlg) : null;
     } catch (RuntimeException e) {
       String reason = e.getCause() != null ? e.getCause().toString() : e.toString();
       return "cannot be used with alg " + withAlg.getString("alg") + ": " + reason;
     }
+  }
+
+  /**
+   * Why an HMAC secret is too short to be one, or null: RFC 7518 section 3.2 requires a key at least
+   * as long as the hash (32 bytes for HS256). A shorter one is guessed by trying, and whoever guesses
+   * it signs tokens for any user.
+   */
+  static String shortSecret(JsonObject jwk) {
+    if (!(jwk.getValue("k") instanceof String k)) {
+      return null;
+    }
+    String alg = jwk.getValue("alg") instanceof String a ? a : defaultAlgorithm(String.valueOf(jwk.getValue("kty")));
+    int required = switch (alg) {
+      case "HS256" -> 32;
+      case "HS384" -> 48;
+      case "HS512" -> 64;
+      default -> 0;
+    };
+    int bytes;
+    try {
+      bytes = Base64.getUrlDecoder().decode(k).length;
+    } catch (IllegalArgumentException notBase64url) {
+      return null;
+    }
+    return bytes < required
+        ? "is a secret of " + bytes + " bytes: " + alg + " needs at least " + required + " (RFC 7518 section 3.2)"
+        : null;
   }
 
   private static String keyMembers(String kty) {

@@ -229,6 +229,19 @@ class JwksEndpointTest {
     assertEquals(200, rotated.statusCode(), rotated.bodyAsString());
   }
 
+  /** Whoever guesses a secret shorter than its hash (RFC 7518 section 3.2) signs for any user: such a key verifies nothing. */
+  @Test
+  void aPublishedHmacSecretShorterThanItsHashVerifiesNothing() {
+    start("0s");
+    String weak = "YWJj";
+    published = onlyTheRotatedKey();
+    published.getJsonArray("keys").add(new JsonObject().put("kty", "oct").put("kid", "weak").put("alg", "HS256").put("k", weak));
+    var refused = app.api.writeCheckpoint2(tokenOfKey("weak", weak), "c");
+    assertEquals(401, refused.statusCode(), refused.bodyAsString());
+    var rotated = app.api.writeCheckpoint2(tokenOfKey(ROTATED_KID, TestKeys.OTHER_SECRET), "c");
+    assertEquals(200, rotated.statusCode(), rotated.bodyAsString());
+  }
+
   @Test
   void failedFetchesAreCountedAndLoggedAtMostOncePerMinute() {
     List<String> warnings;

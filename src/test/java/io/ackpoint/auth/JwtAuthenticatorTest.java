@@ -3,10 +3,13 @@ package io.ackpoint.auth;
 import io.ackpoint.AckpointError;
 import io.ackpoint.AckpointException;
 import io.ackpoint.config.AckpointConfig.AuthConfig;
+import io.ackpoint.config.ConfigException;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.TestKeys;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -18,6 +21,8 @@ import java.time.ZoneOffset;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @ExtendWith(VertxExtension.class)
 class JwtAuthenticatorTest {
@@ -77,5 +82,24 @@ class JwtAuthenticatorTest {
     assertEquals("bob", Await.result(authenticator.authenticate("Token " + expiredByTen)).userId());
     String notYetByTen = TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, TestKeys.claims("carol").put("nbf", now + 10));
     assertEquals("carol", Await.result(authenticator.authenticate("Token " + notYetByTen)).userId());
+  }
+
+  /** RFC 7518 section 3.2: a secret shorter than the hash is refused at start, whatever the host. */
+  @Test
+  void aConfiguredHmacSecretShorterThanItsHashIsRefusedNamingItsLength() {
+    for (String[] weak : new String[][] {{"HS256", "YWJj"}, {"HS256", "AA"}, {"HS512", TestKeys.SECRET}}) {
+      JsonObject key = new JsonObject().put("kty", "oct").put("kid", "weak").put("alg", weak[0]).put("k", weak[1]);
+      AuthConfig config = new AuthConfig(List.of(TestKeys.AUDIENCE), new JsonObject().put("keys", new JsonArray().add(key)),
+          "", Duration.ofMinutes(5), Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(5));
+      ConfigException refused = assertThrows(ConfigException.class, () -> JwtAuthenticator.requireUsableKeys(config));
+      assertTrue(refused.getMessage().contains("auth.jwks") && refused.getMessage().contains("key 1 (kid weak) is a secret of "),
+          refused.getMessage());
+    }
+    JsonObject withoutAlg = new JsonObject().put("kty", "oct").put("k", "YWJj");
+    assertThrows(ConfigException.class, () -> JwtAuthenticator.requireUsableKeys(new AuthConfig(List.of(TestKeys.AUDIENCE),
+        new JsonObject().put("keys", new JsonArray().add(withoutAlg)), "", Duration.ofMinutes(5), Duration.ZERO,
+        Duration.ofSeconds(5), Duration.ofSeconds(5))), "HS256 is the default of an oct key");
+    JwtAuthenticator.requireUsableKeys(new AuthConfig(List.of(TestKeys.AUDIENCE), TestKeys.jwks(), "", Duration.ofMinutes(5),
+        Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(5)));
   }
 }
