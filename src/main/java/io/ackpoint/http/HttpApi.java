@@ -216,12 +216,19 @@ public final class HttpApi {
    * its path, not the handler that answered); other paths count as one route, so cardinality stays
    * bounded.
    */
+  /** The status a request is counted under when its connection closed before any answer. */
+  static final int NO_ANSWER = 0;
+
   private static void measure(RoutingContext ctx, HttpListener listener, Set<String> routePaths) {
     long start = System.nanoTime();
     ctx.addEndHandler(v -> {
       String path = routePath(ctx);
       String route = path != null && routePaths.contains(path) ? path : "unmatched";
-      listener.request(route, ctx.response().getStatusCode(), System.nanoTime() - start);
+      // A connection that closed before any answer (a client that hung up mid-body, framing the
+      // decoder refused) has the response's default status, 200: such a request is counted as 0,
+      // not as a success of its route.
+      int status = ctx.response().headWritten() ? ctx.response().getStatusCode() : NO_ANSWER;
+      listener.request(route, status, System.nanoTime() - start);
     });
     ctx.next();
   }

@@ -12,9 +12,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
 import static io.ackpoint.support.ApiClient.data;
 import static io.ackpoint.support.ApiClient.errorCode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -167,6 +171,24 @@ class CheckpointApiTest {
     assertTrue(text.contains("ackpoint_http_requests_seconds_count{route=\"/sync/checkpoint-request\",status=\"400\"} 1"), text);
     assertTrue(text.contains("ackpoint_http_requests_seconds_count{route=\"/write-checkpoint2.json\",status=\"400\"} 1"), text);
     assertTrue(text.contains("ackpoint_http_requests_seconds_count{route=\"unmatched\",status=\"404\"} 1"), text);
+  }
+
+  @Test
+  void aRequestWhoseConnectionClosesBeforeAnyAnswerIsCountedAsStatus0NotAsASuccess() throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", app.running().port())) {
+      socket.getOutputStream().write(("POST /sync/checkpoint-request HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+          + "Content-Length: 100\r\n\r\n{\"cl").getBytes(StandardCharsets.US_ASCII));
+    }
+    String counted = "ackpoint_http_requests_seconds_count{route=\"/sync/checkpoint-request\",status=\"0\"} 1";
+    // The server hears of the close on its own event loop, after this thread closed the socket.
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    String text = app.running().metrics();
+    while (!text.contains(counted) && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+      text = app.running().metrics();
+    }
+    assertTrue(text.contains(counted), text);
+    assertFalse(text.contains("route=\"/sync/checkpoint-request\",status=\"200\""), text);
   }
 
   @Test
