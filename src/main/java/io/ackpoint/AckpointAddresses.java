@@ -106,6 +106,11 @@ public record AckpointAddresses(String prefix) {
     return internal("cluster.health.replication");
   }
 
+  /** {@link #clusterReplicationHealth()}, answered by the node {@code nodeId} only, while it holds the follower lock. */
+  public String clusterReplicationHealthOf(String nodeId) {
+    return clusterReplicationHealth() + "." + nodeId;
+  }
+
   /** Local: this node's part of {@code GET /admin/status}. */
   public String nodeStatus() {
     return internal("node.status");

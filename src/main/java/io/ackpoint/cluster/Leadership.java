@@ -80,7 +80,7 @@ public final class Leadership extends VerticleBase {
   public Future<?> start() {
     node = ClusterNode.of(vertx);
     lock = new FollowerLock(vertx, lockName, node.id());
-    relay = new ReplicationHealthRelay(vertx.eventBus(), addresses, node.id(), slot);
+    relay = new ReplicationHealthRelay(vertx.eventBus(), addresses, node.id(), slot, lock);
     return otherSlotsFollowed().compose(others -> {
       if (!others.isEmpty()) {
         return Future.failedFuture(new ConfigException("replication.slot_name", "this node has " + slot + ", but " + others.get(0)

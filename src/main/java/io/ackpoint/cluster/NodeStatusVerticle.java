@@ -19,7 +19,7 @@ import java.util.function.Supplier;
 public final class NodeStatusVerticle extends VerticleBase {
 
   private static final DeliveryOptions ASK = new DeliveryOptions().setSendTimeout(3_000);
-  private static final DeliveryOptions ASK_LEADER = new DeliveryOptions().setSendTimeout(1_000);
+  private static final long ASK_LEADER_MILLIS = 1_000;
 
   private final AckpointAddresses addresses;
   private final NodeRole role;
@@ -27,6 +27,7 @@ public final class NodeStatusVerticle extends VerticleBase {
   private final boolean followerEnabled;
   private final Supplier<Future<SlotState>> slotState;
   private ClusterNode node;
+  private LeaderQuery leaderQuery;
 
   /** {@code slotState}: null when the source has no replication slot (MongoDB). */
   public NodeStatusVerticle(AckpointAddresses addresses, NodeRole role, String slot, boolean followerEnabled,
@@ -41,6 +42,8 @@ public final class NodeStatusVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     node = ClusterNode.of(vertx);
+    leaderQuery = new LeaderQuery(vertx.eventBus(), addresses,
+        new FollowerLock(vertx, Leadership.lockName(addresses, slot), node.id()), node.id(), ASK_LEADER_MILLIS);
     return vertx.eventBus().localConsumer(addresses.nodeStatus(), this::status).completion();
   }
 
@@ -52,8 +55,7 @@ public final class NodeStatusVerticle extends VerticleBase {
     // cluster's maps, which waits while Hazelcast recovers the partitions of a member that died, and
     // a leader that has just died answers nothing, so the status does not wait for it long.
     Future<String> leader = leading || !node.clustered() ? Future.succeededFuture(node.id())
-        : vertx.eventBus().<JsonObject>request(addresses.clusterReplicationHealth(), null, ASK_LEADER)
-            .map(reply -> reply.body().getString("node")).otherwise((String) null);
+        : leaderQuery.replicationHealth().map(reply -> reply.getString("node")).otherwise((String) null);
     Future<JsonObject> databases = ask(addresses.health()).otherwise(new JsonObject());
     Future<SlotState> slot = slotState == null ? Future.succeededFuture() : slotState.get().otherwise((SlotState) null);
     Future.all(following, leader, databases, slot).onComplete(ar -> msg.reply(new JsonObject()

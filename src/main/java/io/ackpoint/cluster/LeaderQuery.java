@@ -1,0 +1,54 @@
+package io.ackpoint.cluster;
+
+import io.ackpoint.AckpointAddresses;
+import io.vertx.core.Future;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.EventBus;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.json.JsonObject;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Asks the node that holds the follower lock how its follower fares ({@code {"replication": bool,
+ * "reason"?, "node"}}), over the cluster-wide {@code clusterReplicationHealth}, which only the
+ * leader consumes.
+ *
+ * <p>When that address finds no consumer, the leader named in the follower record is asked at its
+ * own address. Vert.x 5.0.7 keeps one route per address on each node and recomputes it only when a
+ * registration of that address changes: after a split cluster has merged, the node that led one
+ * side can keep a route that names no node with the consumer (only itself, which stepped down),
+ * for as long as the leader keeps its registration (eclipse-vertx/vert.x#5202; seen for minutes).
+ * The record is read only then: a read of the cluster's maps waits while Hazelcast recovers the
+ * partitions of a member that died.
+ */
+final class LeaderQuery {
+
+  private final EventBus bus;
+  private final AckpointAddresses addresses;
+  private final FollowerLock record;
+  private final String self;
+  private final long timeoutMillis;
+
+  LeaderQuery(EventBus bus, AckpointAddresses addresses, FollowerLock record, String self, long timeoutMillis) {
+    this.bus = bus;
+    this.addresses = addresses;
+    this.record = record;
+    this.self = self;
+    this.timeoutMillis = timeoutMillis;
+  }
+
+  Future<JsonObject> replicationHealth() {
+    DeliveryOptions ask = new DeliveryOptions().setSendTimeout(timeoutMillis);
+    return bus.<JsonObject>request(addresses.clusterReplicationHealth(), null, ask).map(reply -> reply.body())
+        .recover(e -> {
+          if (!(e instanceof ReplyException reply) || reply.failureType() != ReplyFailure.NO_HANDLERS) {
+            return Future.failedFuture(e);
+          }
+          return record.holder().timeout(timeoutMillis, TimeUnit.MILLISECONDS)
+              .compose(holder -> holder == null || holder.equals(self) ? Future.failedFuture(e)
+                  : bus.<JsonObject>request(addresses.clusterReplicationHealthOf(holder), null, ask).map(r -> r.body()));
+        });
+  }
+}
