@@ -138,7 +138,7 @@ public final class HttpApi {
     router.get("/whoami").handler(authentication)
         .handler(ctx -> Responses.data(ctx.response(), new JsonObject().put("user_id", Authentication.user(ctx).userId())));
     if (settings.metricsText() != null && config.metricsPort() == 0) {
-      router.get("/metrics").handler(MetricsVerticle.handler(settings.metricsText()));
+      MetricsVerticle.route(router, settings.metricsText());
     }
 
     ProbeRoutes probes = new ProbeRoutes(vertx.eventBus(), settings.addresses(), settings.livenessProblem());

@@ -4,7 +4,9 @@ import io.ackpoint.AckpointError;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -31,17 +33,26 @@ public final class MetricsVerticle extends VerticleBase {
     this.idleTimeout = idleTimeout;
   }
 
-  static Handler<RoutingContext> handler(Supplier<String> text) {
-    return ctx -> ctx.response()
-        .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
-        .end(text.get());
+  private static Handler<RoutingContext> handler(Supplier<String> text) {
+    return ctx -> Responses.endWithLength(ctx.response()
+        .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8"), Buffer.buffer(text.get()));
+  }
+
+  /** GET and HEAD of {@code /metrics}, on this port or the API's. */
+  static void route(Router router, Supplier<String> text) {
+    router.route("/metrics").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(handler(text));
   }
 
   @Override
   public Future<?> start() {
     Router router = Router.router(vertx);
-    router.get("/metrics").handler(handler(text));
+    route(router, text);
     // The JSON errors of the API's port, not Vert.x's HTML page.
+    router.route("/metrics").handler(ctx -> {
+      ctx.response().putHeader(HttpHeaders.ALLOW, "GET, HEAD");
+      Responses.error(ctx.response(), AckpointError.METHOD_NOT_ALLOWED,
+          "method " + ctx.request().method() + " is not allowed on /metrics");
+    });
     router.route().handler(ctx -> Responses.error(ctx.response(), AckpointError.NOT_FOUND,
         "no route " + ctx.request().method() + " " + ctx.request().path() + ": this port serves GET /metrics alone"));
     FailureResponses.install(router, 0);

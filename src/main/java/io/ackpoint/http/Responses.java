@@ -2,6 +2,7 @@ package io.ackpoint.http;
 
 import io.ackpoint.AckpointError;
 import io.ackpoint.AckpointException;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
@@ -64,8 +65,17 @@ final class Responses {
     if (response.ended() || response.closed()) {
       return;
     }
+    Buffer body = Buffer.buffer(json);
     response.setStatusCode(status)
-        .putHeader(HttpHeaders.CONTENT_TYPE, APPLICATION_JSON)
-        .end(json);
+        .putHeader(HttpHeaders.CONTENT_TYPE, APPLICATION_JSON);
+    endWithLength(response, body);
+  }
+
+  /**
+   * Ends with {@code body} and its length: Vert.x sets Content-Length itself, but not for HEAD,
+   * whose answer should carry the header fields of GET's (RFC 9110 section 9.3.2) without the body.
+   */
+  static void endWithLength(HttpServerResponse response, Buffer body) {
+    response.putHeader(HttpHeaders.CONTENT_LENGTH, Integer.toString(body.length())).end(body);
   }
 }

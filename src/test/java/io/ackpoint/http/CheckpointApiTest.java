@@ -144,6 +144,8 @@ class CheckpointApiTest {
       HttpResponse<Buffer> head = ApiClient.send(app.api().request(HttpMethod.HEAD, probe), null);
       assertEquals(200, head.statusCode(), probe);
       assertNull(head.body(), probe);
+      HttpResponse<Buffer> get = ApiClient.send(app.api().request(HttpMethod.GET, probe), null);
+      assertEquals(String.valueOf(get.body().length()), head.getHeader("Content-Length"), "GET's header fields: " + probe);
     }
     HttpResponse<Buffer> post = ApiClient.send(app.api().request(HttpMethod.POST, "/probes/liveness"), null);
     assertEquals(405, post.statusCode());

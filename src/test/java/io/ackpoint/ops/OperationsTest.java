@@ -100,6 +100,22 @@ class OperationsTest {
   }
 
   @Test
+  void theMetricsPortAnswersHeadAndOtherMethodsOnMetricsWith405() throws Exception {
+    var client = java.net.http.HttpClient.newHttpClient();
+    var uri = java.net.URI.create("http://127.0.0.1:" + metricsPort + "/metrics");
+    var head = client.send(java.net.http.HttpRequest.newBuilder(uri).method("HEAD", java.net.http.HttpRequest.BodyPublishers.noBody())
+        .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, head.statusCode());
+    assertEquals("", head.body());
+    assertTrue(Long.parseLong(head.headers().firstValue("Content-Length").orElseThrow()) > 0, head.headers().toString());
+    var post = client.send(java.net.http.HttpRequest.newBuilder(uri).POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(405, post.statusCode(), post.body());
+    assertEquals("GET, HEAD", post.headers().firstValue("Allow").orElseThrow());
+    assertEquals("ACK_METHOD_NOT_ALLOWED", new JsonObject(post.body()).getJsonObject("error").getString("code"));
+  }
+
+  @Test
   void theMetricsPortClosesAConnectionThatStopsInTheMiddleOfItsHeaders() throws Exception {
     try (Socket socket = new Socket("127.0.0.1", metricsPort)) {
       socket.setSoTimeout(60_000);
