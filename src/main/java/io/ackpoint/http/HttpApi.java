@@ -112,6 +112,7 @@ public final class HttpApi {
     });
     router.route().handler(new StrictQuery());
     router.route().handler(transferCodings);
+    router.route().handler(HttpApi::requireOneHost);
     Authentication authentication = new Authentication(authenticator);
     Admission checkpointing = new Admission(settings.queues().checkpointing());
     Admission streaming = new Admission(settings.queues().stream());
@@ -251,6 +252,19 @@ public final class HttpApi {
   }
 
   /** JSON routes take {@code application/json} (or no content type, as some clients send none). */
+  /**
+   * RFC 9112 section 3.2: a request with more than one Host is refused, and its connection closed:
+   * a proxy in front may have routed it by the other one.
+   */
+  private static void requireOneHost(RoutingContext ctx) {
+    if (ctx.request().headers().getAll(HttpHeaders.HOST).size() > 1) {
+      Responses.lastOnItsConnection(ctx);
+      Responses.error(ctx.response(), AckpointError.BAD_REQUEST, "more than one Host header");
+      return;
+    }
+    ctx.next();
+  }
+
   private static void requireJsonContentType(RoutingContext ctx) {
     String type = ctx.request().getHeader(HttpHeaders.CONTENT_TYPE);
     if (type != null) {

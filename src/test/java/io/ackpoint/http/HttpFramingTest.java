@@ -61,6 +61,14 @@ class HttpFramingTest {
     assertTrue(answer.contains("ACK_TRANSFER_CODING_NOT_IMPLEMENTED"), answer);
   }
 
+  @Test
+  void aRequestWithTwoHostHeadersIs400AndEndsTheConnection() throws Exception {
+    String answer = exchange("GET /probes/liveness HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"
+        + "GET /probes/liveness HTTP/1.1\r\nHost: a\r\n\r\n");
+    assertTrue(answer.startsWith("HTTP/1.1 400") && answer.contains("more than one Host header"), answer);
+    assertEquals(1, responses(answer), answer);
+  }
+
   /**
    * Content-Length beside Transfer-Encoding: the classic smuggling request. Whatever is pipelined
    * behind it is not answered, whichever handler would have answered it (a CORS preflight, a query
