@@ -85,11 +85,14 @@ public final class AckEngine {
     long started = System.nanoTime();
     customStores.transform(ignored -> storage.markProcessed(target)).onComplete(ar -> {
       if (ar.failed()) {
+        if (stopped) {
+          // A stop closes the pools under the statement; the next engine applies the position again.
+          LOG.debug("replication position {} not applied before the stop: {}", target, ar.cause().getMessage());
+          return;
+        }
         // Nothing was marked; the same position (or a later one) is applied again shortly.
         LOG.warn("could not apply replication position {}: {}", target, ar.cause().getMessage());
-        if (!stopped) {
-          vertx.setTimer(RETRY_MS, id -> apply());
-        }
+        vertx.setTimer(RETRY_MS, id -> apply());
         return;
       }
       try {
