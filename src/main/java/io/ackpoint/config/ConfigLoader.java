@@ -203,7 +203,7 @@ public final class ConfigLoader {
   private static Object parseEnvironmentValue(String key, Object defaultValue, String value) {
     try {
       if (defaultValue instanceof Integer) {
-        return Integer.parseInt(value.trim());
+        return parseInteger(key, value.trim());
       }
       if (defaultValue instanceof Boolean) {
         return parseBoolean(key, value.trim());
@@ -222,6 +222,16 @@ public final class ConfigLoader {
     } catch (NumberFormatException | JacksonException e) {
       throw new ConfigException(key, "environment variable " + environmentVariable(key) + " has an invalid value"
           + (e instanceof JacksonException json ? ": " + json.getOriginalMessage() : ""));
+    }
+  }
+
+  private static int parseInteger(String key, String value) {
+    try {
+      return Integer.parseInt(value);
+    } catch (NumberFormatException e) {
+      String shown = value.length() > 40 ? value.substring(0, 40) + "..." : value;
+      throw new ConfigException(key, "environment variable " + environmentVariable(key) + " must be an integer"
+          + (value.matches("[+-]?\\d+") ? " from " + Integer.MIN_VALUE + " to " + Integer.MAX_VALUE : "") + ", was '" + shown + "'");
     }
   }
 

@@ -164,7 +164,12 @@ class ConfigLoaderTest {
   void anInvalidValueStopsStartupNamingTheKey() {
     ConfigException port = assertThrows(ConfigException.class,
         () -> ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_HTTP_PORT", "eighty")));
-    assertTrue(port.getMessage().contains("'http.port'"), port.getMessage());
+    assertTrue(port.getMessage().contains("'http.port'") && port.getMessage().contains("must be an integer, was 'eighty'"),
+        port.getMessage());
+    ConfigException huge = assertThrows(ConfigException.class,
+        () -> ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_HTTP_BODY_LIMIT", "99999999999999")));
+    assertTrue(huge.getMessage().contains("must be an integer from -2147483648 to 2147483647, was '99999999999999'"),
+        huge.getMessage());
     ConfigException range = assertThrows(ConfigException.class,
         () -> ConfigLoader.resolve(minimal().put("batching", new JsonObject().put("max_in_flight_batches", 0)), Map.of()));
     assertTrue(range.getMessage().contains("'batching.max_in_flight_batches'"), range.getMessage());
