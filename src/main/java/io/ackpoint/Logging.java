@@ -97,7 +97,7 @@ final class Logging {
 
   /**
    * The embedded PostgreSQL's library, between it and the console: the server's output lines that
-   * stop it or its start (FATAL, PANIC, and pg_ctl's own) are logged at error as
+   * stop it or its start (FATAL, PANIC, pg_ctl's own, initdb's errors) are logged at error as
    * {@code io.ackpoint.embedded.PostgreSQL}, with the DETAIL and HINT lines that follow them (where
    * the reason is: "initialized by PostgreSQL version 16", "Is another postmaster running"); the rest
    * of the server's output is dropped (a statement's ERROR, and its DETAIL with the row's values, is
@@ -106,8 +106,8 @@ final class Logging {
   private static final class EmbeddedPostgresProblems extends AppenderBase<ILoggingEvent> {
 
     private static final Logger POSTGRES = LoggerFactory.getLogger("io.ackpoint.embedded.PostgreSQL");
-    private static final Pattern PROBLEM = Pattern.compile("\\b(FATAL|PANIC):|pg_ctl: ");
-    private static final Pattern SUPPLEMENT = Pattern.compile("\\b(DETAIL|HINT):");
+    private static final Pattern PROBLEM = Pattern.compile("\\b(FATAL|PANIC):|pg_ctl: |initdb: error: ");
+    private static final Pattern SUPPLEMENT = Pattern.compile("\\b(DETAIL|HINT):|initdb: (detail|hint): ");
 
     private final Appender<ILoggingEvent> console;
     /**

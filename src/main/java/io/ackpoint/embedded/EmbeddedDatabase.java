@@ -10,7 +10,11 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -98,7 +102,18 @@ public final class EmbeddedDatabase implements AutoCloseable {
       if (config.port() != 0) {
         builder.setPort(config.port());
       }
-      EmbeddedPostgres postgres = builder.start();
+      EmbeddedPostgres postgres;
+      try {
+        postgres = builder.start();
+      } catch (IllegalStateException e) {
+        // The library names a failed initdb or pg_ctl by its whole command line; what they said is logged above.
+        String message = String.valueOf(e.getMessage());
+        if (!message.startsWith("Process [")) {
+          throw e;
+        }
+        String command = message.contains("/initdb,") ? "initdb" : message.contains("/pg_ctl,") ? "pg_ctl" : "PostgreSQL";
+        throw new IOException(command + " failed (its reason is logged above)", e);
+      }
       ProcessHandle postmaster = LeftoverServer.postmaster(dataDir).orElse(null);
       if (postmaster == null) {
         LOG.warn("the embedded PostgreSQL's process was not found by {}: liveness cannot tell if it stops",
@@ -112,7 +127,19 @@ public final class EmbeddedDatabase implements AutoCloseable {
 
   private static UncheckedIOException failure(EmbeddedConfig config, IOException e) {
     return new UncheckedIOException("could not start the embedded PostgreSQL in " + config.dataDir() + " (embedded.data_dir): "
-        + e.getMessage(), e);
+        + reason(e), e);
+  }
+
+  /** A file system's refusal says only the path in its message; its kind says what went wrong. */
+  private static String reason(IOException e) {
+    if (!(e instanceof FileSystemException refused) || refused.getReason() != null) {
+      return e.getMessage();
+    }
+    String kind = e instanceof AccessDeniedException ? "permission denied"
+        : e instanceof FileAlreadyExistsException ? "exists and is not a directory"
+        : e instanceof NoSuchFileException ? "no such file or directory"
+        : e.getClass().getSimpleName();
+    return refused.getFile() + ": " + kind;
   }
 
   /**

@@ -141,4 +141,17 @@ class EmbeddedCrashTest {
     }
     assertTrue(fatalAtError && detailAtError, log);
   }
+
+  /** An operator who points embedded.data_dir at a folder of their own learns why initdb refused it. */
+  @Test
+  void aDataDirectoryInitdbRefusesFailsWithInitdbsReasonAndTheKey(@TempDir Path dataDir) throws Exception {
+    Files.writeString(dataDir.resolve("notes.txt"), "someone's files");
+    AckpointProcess failed = AckpointProcess.start(env(dataDir, TestAckpoint.freePort()));
+    assertEquals(1, failed.awaitExit());
+    String log = failed.log();
+    assertTrue(log.lines().anyMatch(line -> line.contains("ERROR") && line.contains("initdb: error: ")
+        && line.contains("exists but is not empty")), log);
+    assertTrue(log.contains("(embedded.data_dir): initdb failed (its reason is logged above)"), log);
+    assertTrue(Files.exists(dataDir.resolve("notes.txt")), "the folder is left as it was");
+  }
 }
