@@ -35,15 +35,27 @@ public final class EmbeddedDatabase implements AutoCloseable {
   /** The data directories of the servers this process started and has not stopped (or is starting). */
   private static final Set<Path> STARTED_HERE = ConcurrentHashMap.newKeySet();
 
+  /** The server's own log, in the data directory. */
+  static final String SERVER_LOG = "log";
+
   private final EmbeddedPostgres postgres;
   /** This server's data directory, in {@link #STARTED_HERE} until it is stopped. */
   private final AtomicReference<Path> claim = new AtomicReference<>();
   /** The server's process, or null if its pid file could not be read (then it is taken as running). */
   private final ProcessHandle postmaster;
 
-  private EmbeddedDatabase(EmbeddedPostgres postgres, ProcessHandle postmaster) {
+  private EmbeddedDatabase(EmbeddedPostgres postgres, ProcessHandle postmaster, Path dataDir) {
     this.postgres = postgres;
     this.postmaster = postmaster;
+    if (postmaster != null) {
+      // Liveness tells an orchestrator; the log tells whoever reads it, once, where the server said why.
+      postmaster.onExit().thenRun(() -> {
+        if (claim.get() != null) {
+          LOG.error("the embedded PostgreSQL (pid {}) has stopped; only a restart of Ackpoint starts it again; its own log is in {}",
+              postmaster.pid(), dataDir.resolve(SERVER_LOG));
+        }
+      });
+    }
   }
 
   public static EmbeddedDatabase start(EmbeddedConfig config) {
@@ -98,7 +110,16 @@ public final class EmbeddedDatabase implements AutoCloseable {
           // acknowledged write must survive a crash, and logical decoding must see each commit.
           .setServerConfig("fsync", "on")
           .setServerConfig("synchronous_commit", "on")
-          .setServerConfig("full_page_writes", "on");
+          .setServerConfig("full_page_writes", "on")
+          // Ackpoint reads the server's output only until it has started (the library's reader ends with
+          // pg_ctl): what the server says later (a crash, a full disk, a slot invalidated) goes to files
+          // of its own, one per weekday, each emptied when its day comes again.
+          .setServerConfig("logging_collector", "on")
+          .setServerConfig("log_directory", SERVER_LOG)
+          .setServerConfig("log_filename", "postgresql-%a.log")
+          .setServerConfig("log_truncate_on_rotation", "on")
+          .setServerConfig("log_rotation_age", "1d")
+          .setServerConfig("log_rotation_size", "0");
       if (config.port() != 0) {
         builder.setPort(config.port());
       }
@@ -119,7 +140,7 @@ public final class EmbeddedDatabase implements AutoCloseable {
         LOG.warn("the embedded PostgreSQL's process was not found by {}: liveness cannot tell if it stops",
             dataDir.resolve("postmaster.pid"));
       }
-      return new EmbeddedDatabase(postgres, postmaster);
+      return new EmbeddedDatabase(postgres, postmaster, dataDir);
     } catch (IOException e) {
       throw failure(config, e);
     }

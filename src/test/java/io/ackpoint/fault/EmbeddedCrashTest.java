@@ -95,6 +95,18 @@ class EmbeddedCrashTest {
       var liveness = first.get("/probes/liveness");
       assertEquals(503, liveness.statusCode(), liveness.body());
       assertTrue(liveness.body().contains("the embedded PostgreSQL has stopped"), liveness.body());
+      // Told in the log too, once, naming where the server's own log is (it had logged its start there).
+      String told = "ERROR [";
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (first.log().lines().noneMatch(line -> line.contains(told) && line.contains("(pid " + pid + ") has stopped"))
+          && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      assertTrue(first.log().lines().anyMatch(line -> line.contains(told) && line.contains("(pid " + pid + ") has stopped")
+          && line.contains(dataDir.resolve("log").toString())), first.log());
+      try (var files = Files.list(dataDir.resolve("log"))) {
+        assertTrue(files.anyMatch(f -> f.getFileName().toString().matches("postgresql-\\w{3}\\.log")));
+      }
       first.kill();
     }
     try (AckpointProcess second = AckpointProcess.startReady(env(dataDir, port))) {
