@@ -36,11 +36,13 @@ public final class HttpApi {
   private final TransferCodings transferCodings;
   private final CheckpointRoutes checkpoints;
   private final AtomicBoolean closed;
+  private final HttpListener listener;
 
   private HttpApi(Router router, AckSubscribers subscribers, Authenticator authenticator, TransferCodings transferCodings,
-                  CheckpointRoutes checkpoints, AtomicBoolean closed) {
+                  CheckpointRoutes checkpoints, AtomicBoolean closed, HttpListener listener) {
     this.router = router;
     this.closed = closed;
+    this.listener = listener;
     this.subscribers = subscribers;
     this.authenticator = authenticator;
     this.transferCodings = transferCodings;
@@ -62,7 +64,7 @@ public final class HttpApi {
           CheckpointRoutes checkpoints = new CheckpointRoutes(vertx, settings, subscribers);
           AtomicBoolean closed = new AtomicBoolean();
           Router router = router(vertx, settings, subscribers, authenticator, transferCodings, checkpoints, closed);
-          return new HttpApi(router, subscribers, authenticator, transferCodings, checkpoints, closed);
+          return new HttpApi(router, subscribers, authenticator, transferCodings, checkpoints, closed, settings.listener());
         });
   }
 
@@ -247,6 +249,8 @@ public final class HttpApi {
     AckpointError error = cause instanceof TooLongHttpHeaderException ? AckpointError.HEADERS_TOO_LARGE
         : cause instanceof TooLongHttpLineException ? AckpointError.URI_TOO_LONG : AckpointError.BAD_REQUEST;
     request.response().putHeader(HttpHeaders.CONNECTION, "close");
+    // Counted before it is answered: no route of the router saw it, so none counts it.
+    listener.request("unmatched", error.status(), 0);
     Responses.error(request.response(), error, "the request could not be read: "
         + (error == AckpointError.BAD_REQUEST ? "malformed HTTP" : error.description()));
   }

@@ -194,6 +194,18 @@ class CheckpointApiTest {
   }
 
   @Test
+  void aRequestRefusedWhileItsHeadIsReadIsCountedUnmatchedWithItsStatus() throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", app.running().port())) {
+      socket.getOutputStream().write(("GET /whoami HTTP/1.1\r\nHost: x\r\nX-Big: " + "y".repeat(20 * 1024) + "\r\n\r\n")
+          .getBytes(StandardCharsets.US_ASCII));
+      String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+      assertTrue(answer.startsWith("HTTP/1.1 431"), answer);
+    }
+    String text = app.running().metrics();
+    assertTrue(text.contains("ackpoint_http_requests_seconds_count{route=\"unmatched\",status=\"431\"} 1"), text);
+  }
+
+  @Test
   void aRequestToAnotherSpellingOfARoutesPathIsCountedUnderTheRoute() {
     for (String path : new String[] {"//whoami", "/x/../whoami"}) {
       HttpResponse<Buffer> response = ApiClient.send(app.api().request(HttpMethod.GET, path).putHeader("Authorization", "Token " + token), null);
