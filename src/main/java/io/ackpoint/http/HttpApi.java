@@ -214,14 +214,14 @@ public final class HttpApi {
     return allow;
   }
 
+  /** The status a request is counted under when its connection closed before any answer. */
+  static final int NO_ANSWER = 0;
+
   /**
    * Records every request by route and status, also when a failure handler answered it (the route is
    * its path, not the handler that answered); other paths count as one route, so cardinality stays
    * bounded.
    */
-  /** The status a request is counted under when its connection closed before any answer. */
-  static final int NO_ANSWER = 0;
-
   private static void measure(RoutingContext ctx, HttpListener listener, Set<String> routePaths) {
     long start = System.nanoTime();
     ctx.addEndHandler(v -> {
@@ -255,7 +255,6 @@ public final class HttpApi {
         + (error == AckpointError.BAD_REQUEST ? "malformed HTTP" : error.description()));
   }
 
-  /** JSON routes take {@code application/json} (or no content type, as some clients send none). */
   /**
    * RFC 9112 section 3.2: a request with more than one Host is refused, and its connection closed:
    * a proxy in front may have routed it by the other one.
@@ -269,6 +268,7 @@ public final class HttpApi {
     ctx.next();
   }
 
+  /** JSON routes take {@code application/json} (or no content type, as some clients send none). */
   private static void requireJsonContentType(RoutingContext ctx) {
     String type = ctx.request().getHeader(HttpHeaders.CONTENT_TYPE);
     if (type != null) {

@@ -74,8 +74,13 @@ final class Responses {
   /**
    * Ends with {@code body} and its length: Vert.x sets Content-Length itself, but not for HEAD,
    * whose answer should carry the header fields of GET's (RFC 9110 section 9.3.2) without the body.
+   * A response made chunked already (a stream that fails before its first line) is framed by its
+   * chunks alone: a message with both is malformed (RFC 9112 section 6.3).
    */
   static void endWithLength(HttpServerResponse response, Buffer body) {
-    response.putHeader(HttpHeaders.CONTENT_LENGTH, Integer.toString(body.length())).end(body);
+    if (!response.isChunked()) {
+      response.putHeader(HttpHeaders.CONTENT_LENGTH, Integer.toString(body.length()));
+    }
+    response.end(body);
   }
 }

@@ -19,11 +19,15 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.function.UnaryOperator;
 
 import static io.ackpoint.support.ApiClient.data;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Faults between Ackpoint and PostgreSQL, made by a TCP proxy on the storage or the source
@@ -91,6 +95,24 @@ class DatabaseFaultTest {
     assertEquals(0, sql.checkpointRows(), "the cut statement never reached the database");
 
     assertEquals("1", data(api.writeCheckpoint2(token, "c1")).getString("write_checkpoint"));
+  }
+
+  /** A stream's response is chunked from the start: its error answer must not also carry a Content-Length. */
+  @Test
+  void aStreamThatCannotReadItsLatestIdIsA503FramedOneWayOnly() throws Exception {
+    start(true, false, false);
+    var cut = proxy.cutWhenClientSends("ELSE acknowledged_checkpoint END");
+    String head;
+    try (Socket socket = new Socket("127.0.0.1", TestAckpoint.portOf(config))) {
+      socket.getOutputStream().write(("POST /sync/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Token " + token
+          + "\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+          .getBytes(StandardCharsets.US_ASCII));
+      String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+      head = answer.substring(0, Math.max(0, answer.indexOf("\r\n\r\n"))).toLowerCase(Locale.ROOT);
+    }
+    Await.result(cut);
+    assertTrue(head.startsWith("http/1.1 503"), head);
+    assertFalse(head.contains("content-length:") && head.contains("transfer-encoding:"), head);
   }
 
   @Test
