@@ -106,7 +106,8 @@ final class Logging {
   private static final class EmbeddedPostgresProblems extends AppenderBase<ILoggingEvent> {
 
     private static final Logger POSTGRES = LoggerFactory.getLogger("io.ackpoint.embedded.PostgreSQL");
-    private static final Pattern PROBLEM = Pattern.compile("\\b(FATAL|PANIC):|pg_ctl: |initdb: error: ");
+    /** pg_ctl's lines but its warning before a start that goes on (a server that died left its lock file). */
+    private static final Pattern PROBLEM = Pattern.compile("\\b(FATAL|PANIC):|pg_ctl: (?!another server might be running)|initdb: error: ");
     private static final Pattern SUPPLEMENT = Pattern.compile("\\b(DETAIL|HINT):|initdb: (detail|hint): ");
 
     private final Appender<ILoggingEvent> console;

@@ -39,16 +39,21 @@ final class LeaderQuery {
     this.timeoutMillis = timeoutMillis;
   }
 
+  /** The leader's answer within the timeout, fallback included: a probe waits for no longer. */
   Future<JsonObject> replicationHealth() {
-    DeliveryOptions ask = new DeliveryOptions().setSendTimeout(timeoutMillis);
-    return bus.<JsonObject>request(addresses.clusterReplicationHealth(), null, ask).map(reply -> reply.body())
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    return bus.<JsonObject>request(addresses.clusterReplicationHealth(), null, within(deadline)).map(reply -> reply.body())
         .recover(e -> {
           if (!(e instanceof ReplyException reply) || reply.failureType() != ReplyFailure.NO_HANDLERS) {
             return Future.failedFuture(e);
           }
-          return record.holder().timeout(timeoutMillis, TimeUnit.MILLISECONDS)
+          return record.holder().timeout(within(deadline).getSendTimeout(), TimeUnit.MILLISECONDS)
               .compose(holder -> holder == null || holder.equals(self) ? Future.failedFuture(e)
-                  : bus.<JsonObject>request(addresses.clusterReplicationHealthOf(holder), null, ask).map(r -> r.body()));
+                  : bus.<JsonObject>request(addresses.clusterReplicationHealthOf(holder), null, within(deadline)).map(r -> r.body()));
         });
+  }
+
+  private static DeliveryOptions within(long deadline) {
+    return new DeliveryOptions().setSendTimeout(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
   }
 }
