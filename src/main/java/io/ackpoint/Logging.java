@@ -11,10 +11,10 @@ import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.encoder.Encoder;
 import io.ackpoint.config.AckpointConfig.LogConfig;
 import io.ackpoint.config.AckpointConfig.LogFormat;
+import io.ackpoint.embedded.ServerProblems;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.regex.Pattern;
 
 /**
  * The runnable service's logging, set from {@code log.*}: Logback to standard output, as text or as
@@ -96,19 +96,12 @@ final class Logging {
   }
 
   /**
-   * The embedded PostgreSQL's library, between it and the console: the server's output lines that
-   * stop it or its start (FATAL, PANIC, pg_ctl's own, initdb's errors) are logged at error as
-   * {@code io.ackpoint.embedded.PostgreSQL}, with the DETAIL and HINT lines that follow them (where
-   * the reason is: "initialized by PostgreSQL version 16", "Is another postmaster running"); the rest
-   * of the server's output is dropped (a statement's ERROR, and its DETAIL with the row's values, is
-   * Ackpoint's to report), and the library's own warnings and errors pass as they are.
+   * The embedded PostgreSQL's library, between it and the console: the server's output lines an
+   * operator needs ({@link ServerProblems}) are logged at error; the rest of the server's output is
+   * dropped (a statement's ERROR, and its DETAIL with the row's values, is Ackpoint's to report), and
+   * the library's own warnings and errors pass as they are.
    */
   private static final class EmbeddedPostgresProblems extends AppenderBase<ILoggingEvent> {
-
-    private static final Logger POSTGRES = LoggerFactory.getLogger("io.ackpoint.embedded.PostgreSQL");
-    /** pg_ctl's lines but its warning before a start that goes on (a server that died left its lock file). */
-    private static final Pattern PROBLEM = Pattern.compile("\\b(FATAL|PANIC):|pg_ctl: (?!another server might be running)|initdb: error: ");
-    private static final Pattern SUPPLEMENT = Pattern.compile("\\b(DETAIL|HINT):|initdb: (detail|hint): ");
 
     private final Appender<ILoggingEvent> console;
     /**
@@ -128,16 +121,12 @@ final class Logging {
         return;
       }
       String line = event.getFormattedMessage();
-      if (PROBLEM.matcher(line).find()) {
-        afterProblem = true;
-        POSTGRES.error("{}", line);
-      } else if (SUPPLEMENT.matcher(line).find()) {
-        if (afterProblem) {
-          POSTGRES.error("{}", line);
-        }
-      } else {
-        afterProblem = false;
+      ServerProblems.Kind kind = ServerProblems.of(line);
+      boolean told = kind == ServerProblems.Kind.PROBLEM || kind == ServerProblems.Kind.SUPPLEMENT && afterProblem;
+      if (told) {
+        ServerProblems.LOG.error("{}", line);
       }
+      afterProblem = told;
     }
   }
 }

@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -124,9 +125,14 @@ public final class EmbeddedDatabase implements AutoCloseable {
         builder.setPort(config.port());
       }
       EmbeddedPostgres postgres;
+      Instant attempted = Instant.now();
       try {
         postgres = builder.start();
+      } catch (IOException e) {
+        ServerProblems.logLastStart(dataDir.resolve(SERVER_LOG), attempted);
+        throw e;
       } catch (IllegalStateException e) {
+        ServerProblems.logLastStart(dataDir.resolve(SERVER_LOG), attempted);
         // The library names a failed initdb or pg_ctl by its whole command line; what they said is logged above.
         String message = String.valueOf(e.getMessage());
         if (!message.startsWith("Process [")) {

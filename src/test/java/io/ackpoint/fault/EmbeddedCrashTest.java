@@ -168,4 +168,26 @@ class EmbeddedCrashTest {
     assertTrue(log.contains("(embedded.data_dir): initdb failed (its reason is logged above)"), log);
     assertTrue(Files.exists(dataDir.resolve("notes.txt")), "the folder is left as it was");
   }
+
+  /**
+   * A start that fails once the server's log collector runs (here a crash recovery without its
+   * write-ahead log) says why in Ackpoint's log too: the server wrote it to its own log file only.
+   */
+  @Test
+  void aStartThatFailsAfterTheServerLogsToItsOwnFilesStillLogsTheReasonAtError(@TempDir Path dataDir) throws Exception {
+    int port = TestAckpoint.freePort();
+    AckpointProcess.startReady(env(dataDir, port)).close();
+    try (var segments = Files.list(dataDir.resolve("pg_wal"))) {
+      for (Path segment : segments.filter(f -> f.getFileName().toString().matches("[0-9A-F]{24}")).toList()) {
+        Files.delete(segment);
+      }
+    }
+    Map<String, String> env = new java.util.HashMap<>(env(dataDir, port));
+    env.put("ACKPOINT_LOG_FORMAT", "json");
+    AckpointProcess failed = AckpointProcess.start(env);
+    assertEquals(1, failed.awaitExit());
+    String log = failed.log();
+    assertTrue(log.lines().filter(line -> line.startsWith("{")).map(JsonObject::new)
+        .anyMatch(json -> "ERROR".equals(json.getString("level")) && json.getString("formattedMessage", "").contains("PANIC:")), log);
+  }
 }

@@ -1,0 +1,84 @@
+package io.ackpoint.embedded;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * Which lines of the embedded PostgreSQL's output an operator needs: those that stop it or its start
+ * (FATAL, PANIC, pg_ctl's own, initdb's errors), with the DETAIL and HINT lines that follow them
+ * (where the reason is: "initialized by PostgreSQL version 16", "Is another postmaster running").
+ * They are logged at error as {@code io.ackpoint.embedded.PostgreSQL}, from the server's output while
+ * it starts (the runnable service's logging) and from its own log files once its log collector runs.
+ */
+public final class ServerProblems {
+
+  public static final Logger LOG = LoggerFactory.getLogger("io.ackpoint.embedded.PostgreSQL");
+
+  /** pg_ctl's lines but its warning before a start that goes on (a server that died left its lock file). */
+  private static final Pattern PROBLEM = Pattern.compile("\\b(FATAL|PANIC):|pg_ctl: (?!another server might be running)|initdb: error: ");
+  private static final Pattern SUPPLEMENT = Pattern.compile("\\b(DETAIL|HINT):|initdb: (detail|hint): ");
+  /** The first line a server writes to its log collector's file at each start. */
+  private static final String STARTING = "starting PostgreSQL";
+
+  /** What a line is to an operator; {@link #SUPPLEMENT} counts only right after a {@link #PROBLEM}. */
+  public enum Kind { PROBLEM, SUPPLEMENT, OTHER }
+
+  private ServerProblems() {
+  }
+
+  public static Kind of(String line) {
+    return PROBLEM.matcher(line).find() ? Kind.PROBLEM : SUPPLEMENT.matcher(line).find() ? Kind.SUPPLEMENT : Kind.OTHER;
+  }
+
+  /**
+   * Logs the problems of the start that began at {@code attempted}, from the newest file of the log
+   * collector in {@code logDirectory}: a start fails there once the collector runs (a crash recovery
+   * that cannot find its checkpoint, a port taken meanwhile), not on the output Ackpoint reads.
+   * Lines of earlier starts are left alone. Best effort: a log that cannot be read says nothing.
+   */
+  static void logLastStart(Path logDirectory, Instant attempted) {
+    try (Stream<Path> files = Files.list(logDirectory)) {
+      Optional<Path> newest = files.filter(Files::isRegularFile)
+          .max(Comparator.comparing(ServerProblems::modified));
+      if (newest.isEmpty() || modified(newest.get()).toInstant().isBefore(attempted)) {
+        return;
+      }
+      List<String> lines = Files.readAllLines(newest.get());
+      int start = 0;
+      for (int i = 0; i < lines.size(); i++) {
+        if (lines.get(i).contains(STARTING)) {
+          start = i;
+        }
+      }
+      boolean afterProblem = false;
+      for (String line : lines.subList(start, lines.size())) {
+        Kind kind = of(line);
+        if (kind == Kind.PROBLEM || kind == Kind.SUPPLEMENT && afterProblem) {
+          LOG.error("{}", line);
+        }
+        afterProblem = kind == Kind.PROBLEM || kind == Kind.SUPPLEMENT && afterProblem;
+      }
+    } catch (IOException | RuntimeException unreadable) {
+      // Nothing more to tell than the failure itself.
+    }
+  }
+
+  private static FileTime modified(Path file) {
+    try {
+      return Files.getLastModifiedTime(file);
+    } catch (IOException e) {
+      return FileTime.fromMillis(0);
+    }
+  }
+}
