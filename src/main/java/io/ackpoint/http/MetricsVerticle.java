@@ -54,7 +54,7 @@ public final class MetricsVerticle extends VerticleBase {
           "method " + ctx.request().method() + " is not allowed on /metrics");
     });
     router.route().handler(ctx -> Responses.error(ctx.response(), AckpointError.NOT_FOUND,
-        "no route " + ctx.request().method() + " " + ctx.request().path() + ": this port serves GET /metrics alone"));
+        "no route " + ctx.request().method() + " " + ctx.request().path() + ": this port serves /metrics alone"));
     FailureResponses.install(router, 0);
     server = vertx.createHttpServer(HttpVerticle.serverOptions(idleTimeout));
     return server.requestHandler(router).listen(port, host)
