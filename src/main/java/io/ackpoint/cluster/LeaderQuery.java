@@ -7,6 +7,8 @@ import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.concurrent.TimeUnit;
 
@@ -21,15 +23,19 @@ import java.util.concurrent.TimeUnit;
  * side can keep a route that names no node with the consumer (only itself, which stepped down),
  * for as long as the leader keeps its registration (eclipse-vertx/vert.x#5202; seen for minutes).
  * The record is read only then: a read of the cluster's maps waits while Hazelcast recovers the
- * partitions of a member that died.
+ * partitions of a member that died. Used on one event loop.
  */
 final class LeaderQuery {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LeaderQuery.class);
 
   private final EventBus bus;
   private final AckpointAddresses addresses;
   private final FollowerLock record;
   private final String self;
   private final long timeoutMillis;
+  /** Whether the last answer came through the record: its start and its end are logged once each. */
+  private boolean viaRecord;
 
   LeaderQuery(EventBus bus, AckpointAddresses addresses, FollowerLock record, String self, long timeoutMillis) {
     this.bus = bus;
@@ -42,15 +48,27 @@ final class LeaderQuery {
   /** The leader's answer within the timeout, fallback included: a probe waits for no longer. */
   Future<JsonObject> replicationHealth() {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-    return bus.<JsonObject>request(addresses.clusterReplicationHealth(), null, within(deadline)).map(reply -> reply.body())
-        .recover(e -> {
-          if (!(e instanceof ReplyException reply) || reply.failureType() != ReplyFailure.NO_HANDLERS) {
-            return Future.failedFuture(e);
-          }
-          return record.holder().timeout(within(deadline).getSendTimeout(), TimeUnit.MILLISECONDS)
-              .compose(holder -> holder == null || holder.equals(self) ? Future.failedFuture(e)
-                  : bus.<JsonObject>request(addresses.clusterReplicationHealthOf(holder), null, within(deadline)).map(r -> r.body()));
-        });
+    return bus.<JsonObject>request(addresses.clusterReplicationHealth(), null, within(deadline)).map(reply -> {
+      if (viaRecord) {
+        viaRecord = false;
+        LOG.info("the cluster-wide address {} reaches the leader again", addresses.clusterReplicationHealth());
+      }
+      return reply.body();
+    }).recover(e -> {
+      if (!(e instanceof ReplyException reply) || reply.failureType() != ReplyFailure.NO_HANDLERS) {
+        return Future.failedFuture(e);
+      }
+      return record.holder().timeout(within(deadline).getSendTimeout(), TimeUnit.MILLISECONDS)
+          .compose(holder -> holder == null || holder.equals(self) ? Future.failedFuture(e)
+              : bus.<JsonObject>request(addresses.clusterReplicationHealthOf(holder), null, within(deadline)).map(r -> {
+                if (!viaRecord) {
+                  viaRecord = true;
+                  LOG.info("the cluster-wide address {} finds no consumer on this node (a route Vert.x kept from before a"
+                      + " merge): asking the recorded leader, node {}, at its own address", addresses.clusterReplicationHealth(), holder);
+                }
+                return r.body();
+              }));
+    });
   }
 
   private static DeliveryOptions within(long deadline) {

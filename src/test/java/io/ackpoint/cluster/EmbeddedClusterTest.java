@@ -8,6 +8,7 @@ import io.ackpoint.config.ConfigException;
 import io.ackpoint.core.PositionReached;
 import io.ackpoint.core.ReplicationStatus;
 import io.ackpoint.support.Await;
+import io.ackpoint.support.LogCapture;
 import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestDatabase;
 import io.vertx.core.Completable;
@@ -170,9 +171,13 @@ class EmbeddedClusterTest {
       config.getJsonObject("http").put("enabled", false);
       Ackpoint leader = Await.result(Ackpoint.deploy(first, new AckpointOptions(config)));
       Await.result(awaitFollower(first));
-      Ackpoint other = Await.result(Ackpoint.deploy(second, new AckpointOptions(config)));
-
-      JsonObject readiness = Await.result(second.eventBus().<JsonObject>request(ADDRESSES.healthReplication(), null)).body();
+      JsonObject readiness;
+      Ackpoint other;
+      try (LogCapture log = LogCapture.of(LeaderQuery.class.getName(), "INFO")) {
+        other = Await.result(Ackpoint.deploy(second, new AckpointOptions(config)));
+        readiness = Await.result(second.eventBus().<JsonObject>request(ADDRESSES.healthReplication(), null)).body();
+        assertTrue(log.messages("INFO").stream().anyMatch(m -> m.contains("asking the recorded leader")), log.messages("INFO").toString());
+      }
       assertTrue(ReplicationStatus.fromJson(readiness).ready(), readiness.encode());
       String leaderId = Await.result(status(first)).getString("node");
       assertEquals(leaderId, Await.result(status(second)).getJsonObject("cluster").getString("leader"));
