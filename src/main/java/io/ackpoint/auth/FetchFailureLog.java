@@ -8,7 +8,8 @@ import org.slf4j.LoggerFactory;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Warns that a JWKS URI cannot be fetched, at most once a minute per URI for a whole Vert.x instance:
+ * Warns that a JWKS URI cannot be fetched, or that a key it publishes is left out, at most once a
+ * minute per URI (and key) for a whole Vert.x instance:
  * every HTTP verticle fetches on its own, and an endpoint that stays down must neither go unnoticed
  * nor fill the log.
  */
@@ -27,17 +28,28 @@ final class FetchFailureLog {
   }
 
   void failed(Throwable cause) {
-    long now = System.nanoTime();
-    Long last = lastWarnings.get(uri);
-    if (last != null && now - last < QUIET_NANOS) {
-      return;
-    }
-    // Of the verticles that fail at once, only the one that moves the timestamp warns.
-    boolean mine = last == null ? lastWarnings.putIfAbsent(uri, now) == null : lastWarnings.replaceIfPresent(uri, last, now);
-    if (mine) {
+    if (mayWarn(uri)) {
       String reason = cause.getMessage() == null ? cause.getClass().getName() : cause.getMessage();
       LOG.warn("fetching the JWKS from {} failed: {}; the keys already known stay in use until a fetch succeeds"
           + " (this warning repeats at most once a minute)", uri, reason);
     }
+  }
+
+  /** A key of a fetched JWKS that is left out (it verifies nothing), and why. */
+  void keyLeftOut(String key, String reason) {
+    if (mayWarn(uri + " " + key)) {
+      LOG.warn("the JWKS from {} has {} that {}: it verifies no token (this warning repeats at most once a minute)",
+          uri, key, reason);
+    }
+  }
+
+  /** Of the verticles that warn at once, only the one that moves the timestamp of {@code subject} warns. */
+  private boolean mayWarn(String subject) {
+    long now = System.nanoTime();
+    Long last = lastWarnings.get(subject);
+    if (last != null && now - last < QUIET_NANOS) {
+      return false;
+    }
+    return last == null ? lastWarnings.putIfAbsent(subject, now) == null : lastWarnings.replaceIfPresent(subject, last, now);
   }
 }

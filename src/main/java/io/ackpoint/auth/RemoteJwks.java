@@ -10,6 +10,7 @@ import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 import java.time.Duration;
@@ -71,7 +72,12 @@ final class RemoteJwks {
           }
           return boundedBody(resp);
         })
-        .map(body -> keysOf(new JsonObject(body)))
+        .map(body -> {
+          JsonObject document = new JsonObject(body);
+          List<JsonObject> keys = keysOf(document);
+          warnOfShortSecrets(document);
+          return keys;
+        })
         .onFailure(cause -> {
           listener.jwksFetchFailed();
           failureLog.failed(cause);
@@ -126,6 +132,22 @@ final class RemoteJwks {
       throw new IllegalArgumentException("not a JWKS: no keys");
     }
     return KeySet.keysOf(document);
+  }
+
+  /**
+   * An identity provider that publishes a secret too short to be one would otherwise see nothing but
+   * its tokens refused ({@link KeySet#keysOf} leaves such a key out).
+   */
+  private void warnOfShortSecrets(JsonObject document) {
+    if (document.getValue("keys") instanceof JsonArray keys) {
+      for (Object key : keys) {
+        String reason = key instanceof JsonObject jwk ? KeySet.shortSecret(jwk) : null;
+        if (reason != null) {
+          Object kid = ((JsonObject) key).getValue("kid");
+          failureLog.keyLeftOut(kid instanceof String id ? "the key " + id : "a key without kid", reason);
+        }
+      }
+    }
   }
 
   Future<Void> close() {

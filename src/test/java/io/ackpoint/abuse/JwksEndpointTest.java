@@ -236,8 +236,12 @@ class JwksEndpointTest {
     String weak = "YWJj";
     published = onlyTheRotatedKey();
     published.getJsonArray("keys").add(new JsonObject().put("kty", "oct").put("kid", "weak").put("alg", "HS256").put("k", weak));
-    var refused = app.api.writeCheckpoint2(tokenOfKey("weak", weak), "c");
-    assertEquals(401, refused.statusCode(), refused.bodyAsString());
+    try (LogCapture log = LogCapture.of("io.ackpoint.auth.FetchFailureLog")) {
+      var refused = app.api.writeCheckpoint2(tokenOfKey("weak", weak), "c");
+      assertEquals(401, refused.statusCode(), refused.bodyAsString());
+      assertTrue(log.messages("WARN").stream().anyMatch(m -> m.contains("has the key weak that is a secret of 3 bytes")),
+          log.messages("WARN").toString());
+    }
     var rotated = app.api.writeCheckpoint2(tokenOfKey(ROTATED_KID, TestKeys.OTHER_SECRET), "c");
     assertEquals(200, rotated.statusCode(), rotated.bodyAsString());
   }
