@@ -105,10 +105,10 @@ final class Logging {
 
     private final Appender<ILoggingEvent> console;
     /**
-     * Whether the last line read was a problem. Best effort: each process the library starts (initdb,
-     * the server, pg_ctl stop) has its own reader thread, but a server's lines come from one of them.
+     * Best effort: each process the library starts (initdb, the server, pg_ctl stop) has its own reader
+     * thread, but a server's lines come from one of them. doAppend serializes the calls.
      */
-    private volatile boolean afterProblem;
+    private final ServerProblems.Reader lines = new ServerProblems.Reader();
 
     EmbeddedPostgresProblems(Appender<ILoggingEvent> console) {
       this.console = console;
@@ -118,15 +118,9 @@ final class Logging {
     protected void append(ILoggingEvent event) {
       if (event.getLevel().isGreaterOrEqual(Level.WARN)) {
         console.doAppend(event);
-        return;
+      } else {
+        lines.read(event.getFormattedMessage());
       }
-      String line = event.getFormattedMessage();
-      ServerProblems.Kind kind = ServerProblems.of(line);
-      boolean told = kind == ServerProblems.Kind.PROBLEM || kind == ServerProblems.Kind.SUPPLEMENT && afterProblem;
-      if (told) {
-        ServerProblems.LOG.error("{}", line);
-      }
-      afterProblem = told;
     }
   }
 }

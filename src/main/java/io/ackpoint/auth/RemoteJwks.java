@@ -143,8 +143,7 @@ final class RemoteJwks {
       for (Object key : keys) {
         String reason = key instanceof JsonObject jwk ? KeySet.shortSecret(jwk) : null;
         if (reason != null) {
-          Object kid = ((JsonObject) key).getValue("kid");
-          failureLog.keyLeftOut(kid instanceof String id ? "the key " + id : "a key without kid", reason);
+          failureLog.keyLeftOut(((JsonObject) key).getValue("kid") instanceof String id ? "the key " + id : "a key without kid", reason);
         }
       }
     }

@@ -48,27 +48,31 @@ final class LeaderQuery {
   /** The leader's answer within the timeout, fallback included: a probe waits for no longer. */
   Future<JsonObject> replicationHealth() {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-    return bus.<JsonObject>request(addresses.clusterReplicationHealth(), null, within(deadline)).map(reply -> {
+    return bus.<JsonObject>request(addresses.clusterReplicationHealth(), null, within(deadline))
+        .map(reply -> answered(null, reply.body()))
+        .recover(e -> e instanceof ReplyException reply && reply.failureType() == ReplyFailure.NO_HANDLERS
+            ? askRecordedLeader(e, deadline) : Future.failedFuture(e));
+  }
+
+  private Future<JsonObject> askRecordedLeader(Throwable noHandlers, long deadline) {
+    return record.holder().timeout(within(deadline).getSendTimeout(), TimeUnit.MILLISECONDS)
+        .compose(holder -> holder == null || holder.equals(self) ? Future.failedFuture(noHandlers)
+            : bus.<JsonObject>request(addresses.clusterReplicationHealthOf(holder), null, within(deadline))
+                .map(reply -> answered(holder, reply.body())));
+  }
+
+  /** {@code recorded}: the leader asked at its own address, or null when the cluster-wide address answered. */
+  private JsonObject answered(String recorded, JsonObject health) {
+    if ((recorded != null) != viaRecord) {
+      viaRecord = recorded != null;
       if (viaRecord) {
-        viaRecord = false;
+        LOG.info("the cluster-wide address {} finds no consumer on this node (a route Vert.x kept from before a"
+            + " merge): asking the recorded leader, node {}, at its own address", addresses.clusterReplicationHealth(), recorded);
+      } else {
         LOG.info("the cluster-wide address {} reaches the leader again", addresses.clusterReplicationHealth());
       }
-      return reply.body();
-    }).recover(e -> {
-      if (!(e instanceof ReplyException reply) || reply.failureType() != ReplyFailure.NO_HANDLERS) {
-        return Future.failedFuture(e);
-      }
-      return record.holder().timeout(within(deadline).getSendTimeout(), TimeUnit.MILLISECONDS)
-          .compose(holder -> holder == null || holder.equals(self) ? Future.failedFuture(e)
-              : bus.<JsonObject>request(addresses.clusterReplicationHealthOf(holder), null, within(deadline)).map(r -> {
-                if (!viaRecord) {
-                  viaRecord = true;
-                  LOG.info("the cluster-wide address {} finds no consumer on this node (a route Vert.x kept from before a"
-                      + " merge): asking the recorded leader, node {}, at its own address", addresses.clusterReplicationHealth(), holder);
-                }
-                return r.body();
-              }));
-    });
+    }
+    return health;
   }
 
   private static DeliveryOptions within(long deadline) {

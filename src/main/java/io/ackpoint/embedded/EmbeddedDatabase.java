@@ -128,18 +128,15 @@ public final class EmbeddedDatabase implements AutoCloseable {
       Instant attempted = Instant.now();
       try {
         postgres = builder.start();
-      } catch (IOException e) {
-        ServerProblems.logLastStart(dataDir.resolve(SERVER_LOG), attempted);
-        throw e;
-      } catch (IllegalStateException e) {
+      } catch (IOException | IllegalStateException e) {
         ServerProblems.logLastStart(dataDir.resolve(SERVER_LOG), attempted);
         // The library names a failed initdb or pg_ctl by its whole command line; what they said is logged above.
         String message = String.valueOf(e.getMessage());
-        if (!message.startsWith("Process [")) {
-          throw e;
+        if (e instanceof IllegalStateException && message.startsWith("Process [")) {
+          String command = message.contains("/initdb,") ? "initdb" : message.contains("/pg_ctl,") ? "pg_ctl" : "PostgreSQL";
+          throw new IOException(command + " failed (its reason is logged above)", e);
         }
-        String command = message.contains("/initdb,") ? "initdb" : message.contains("/pg_ctl,") ? "pg_ctl" : "PostgreSQL";
-        throw new IOException(command + " failed (its reason is logged above)", e);
+        throw e;
       }
       ProcessHandle postmaster = LeftoverServer.postmaster(dataDir).orElse(null);
       if (postmaster == null) {

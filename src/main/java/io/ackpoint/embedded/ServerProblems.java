@@ -23,7 +23,7 @@ import java.util.stream.Stream;
  */
 public final class ServerProblems {
 
-  public static final Logger LOG = LoggerFactory.getLogger("io.ackpoint.embedded.PostgreSQL");
+  private static final Logger LOG = LoggerFactory.getLogger("io.ackpoint.embedded.PostgreSQL");
 
   /** pg_ctl's lines but its warning before a start that goes on (a server that died left its lock file). */
   private static final Pattern PROBLEM = Pattern.compile("\\b(FATAL|PANIC):|pg_ctl: (?!another server might be running)|initdb: error: ");
@@ -31,14 +31,24 @@ public final class ServerProblems {
   /** The first line a server writes to its log collector's file at each start. */
   private static final String STARTING = "starting PostgreSQL";
 
-  /** What a line is to an operator; {@link #SUPPLEMENT} counts only right after a {@link #PROBLEM}. */
-  public enum Kind { PROBLEM, SUPPLEMENT, OTHER }
-
   private ServerProblems() {
   }
 
-  public static Kind of(String line) {
-    return PROBLEM.matcher(line).find() ? Kind.PROBLEM : SUPPLEMENT.matcher(line).find() ? Kind.SUPPLEMENT : Kind.OTHER;
+  /**
+   * Reads one stream of the server's lines, in order, and logs those an operator needs: a problem,
+   * and the DETAIL and HINT lines right after it. Used by one thread at a time.
+   */
+  public static final class Reader {
+
+    private boolean afterProblem;
+
+    public void read(String line) {
+      boolean problem = PROBLEM.matcher(line).find();
+      afterProblem = problem || afterProblem && SUPPLEMENT.matcher(line).find();
+      if (afterProblem) {
+        LOG.error("{}", line);
+      }
+    }
   }
 
   /**
@@ -61,14 +71,7 @@ public final class ServerProblems {
           start = i;
         }
       }
-      boolean afterProblem = false;
-      for (String line : lines.subList(start, lines.size())) {
-        Kind kind = of(line);
-        if (kind == Kind.PROBLEM || kind == Kind.SUPPLEMENT && afterProblem) {
-          LOG.error("{}", line);
-        }
-        afterProblem = kind == Kind.PROBLEM || kind == Kind.SUPPLEMENT && afterProblem;
-      }
+      lines.subList(start, lines.size()).forEach(new Reader()::read);
     } catch (IOException | RuntimeException unreadable) {
       // Nothing more to tell than the failure itself.
     }
