@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -62,6 +63,8 @@ final class PgOutputDecoder {
 
   /** The custom checkpoint table; null in managed mode, where only transaction boundaries matter. */
   private final CustomTable table;
+  /** The configured columns of the custom table, once (none without one). */
+  private final Collection<String> configured;
   private final Map<Integer, Relation> relations = new HashMap<>();
   private final List<CustomCheckpoint> transaction = new ArrayList<>();
   /** Between a transaction's begin and its commit. */
@@ -69,6 +72,7 @@ final class PgOutputDecoder {
 
   PgOutputDecoder(CustomTable table) {
     this.table = table;
+    this.configured = table == null ? List.of() : List.copyOf(table.columnsByKey().values());
   }
 
   /** Answers the committed custom checkpoints when {@code message} is a commit that carried any. */
@@ -132,7 +136,7 @@ final class PgOutputDecoder {
       message.getInt(); // modifier
     }
     // Once per relation message (PostgreSQL sends one again after every change of the table), not per row.
-    String missing = table == null ? null : table.columnsByKey().values().stream()
+    String missing = configured.stream()
         .filter(column -> !columns.contains(column)).findFirst().orElse(null);
     relations.put(id, new Relation(schema, name, columns, missing));
   }
@@ -156,7 +160,7 @@ final class PgOutputDecoder {
     List<String> values = tuple.values();
     for (int i = 0; i < relation.columns().size() && i < values.size(); i++) {
       row.put(relation.columns().get(i), values.get(i));
-      if (tuple.unchanged().get(i) && table.columnsByKey().containsValue(relation.columns().get(i))) {
+      if (tuple.unchanged().get(i) && configured.contains(relation.columns().get(i))) {
         LOG.warn("ignoring an update of a custom checkpoint row: its {} is stored out of line (TOAST) and was not changed,"
             + " so PostgreSQL did not send it; give {} REPLICA IDENTITY FULL (a partitioned table: each partition) to have it sent",
             relation.columns().get(i),
