@@ -30,7 +30,10 @@ final class PgStatements {
    * the stored id is already 2^63-1 (exhausted: nothing changes for it); the row then takes the
    * greater of that and the supplied id. A row whose id grows gets this batch's head and is pending
    * again; a supplied id equal to the resulting id refreshes {@code checkpoint_requested_at}, a
-   * generated one clears it. Rows of older installs that hold duplicates per user are each brought
+   * generated one clears it. A raised row keeps its head if that is later than the batch's: batches
+   * that overlap (cluster nodes, a timed-out batch whose statement still runs) can commit out of the
+   * order they read their heads in, and a later id must never wait for less than an earlier one did
+   * (its client's write may come after the earlier head). Rows of older installs that hold duplicates per user are each brought
    * up the same way, and the answer is the maximum across them. A user whose row was created by a
    * concurrent batch after this statement's snapshot is missing from the answer and retried.
    */
@@ -65,7 +68,9 @@ final class PgStatements {
       updated AS (
         UPDATE ackpoint_write_checkpoints c
            SET write_checkpoint = greatest(c.write_checkpoint, t.target),
-               lsns = CASE WHEN c.write_checkpoint < t.target THEN (SELECT lsns FROM head) ELSE c.lsns END,
+               lsns = CASE WHEN c.write_checkpoint < t.target
+                           THEN jsonb_build_object('1', greatest(c.lsns->>'1' COLLATE "C", (SELECT head FROM head) COLLATE "C"))
+                           ELSE c.lsns END,
                processed_at_lsn = CASE WHEN c.write_checkpoint < t.target THEN NULL ELSE c.processed_at_lsn END,
                acknowledged_checkpoint = CASE WHEN c.write_checkpoint < t.target AND c.processed_at_lsn IS NOT NULL
                                               THEN c.write_checkpoint ELSE c.acknowledged_checkpoint END,
@@ -76,7 +81,7 @@ final class PgStatements {
           FROM target t
          WHERE c.user_id = t.user_id AND c.client_id = t.client_id AND t.stored IS NOT NULL
            AND (c.write_checkpoint < t.target OR c.write_checkpoint = t.requested)
-        RETURNING c.id, c.write_checkpoint, c.processed_at_lsn IS NULL AS pending
+        RETURNING c.id, c.write_checkpoint, c.processed_at_lsn IS NULL AS pending, c.lsns->>'1' AS head
       ),
       created AS (
         INSERT INTO ackpoint_write_checkpoints (user_id, client_id, write_checkpoint, lsns, checkpoint_requested_at)
@@ -89,7 +94,7 @@ final class PgStatements {
       ),
       queued AS (
         INSERT INTO ackpoint_pending (id, head)
-        SELECT u.id, (SELECT head FROM head) FROM updated u JOIN locked l ON l.id = u.id
+        SELECT u.id, u.head FROM updated u JOIN locked l ON l.id = u.id
          WHERE u.write_checkpoint > l.write_checkpoint
         UNION ALL
         SELECT id, (SELECT head FROM head) FROM created

@@ -25,6 +25,7 @@ import java.util.Random;
 
 import static io.ackpoint.storage.StorageBackend.H1;
 import static io.ackpoint.storage.StorageBackend.H2;
+import static io.ackpoint.storage.StorageBackend.H3;
 import static io.ackpoint.storage.StorageBackend.checkpoint;
 import static io.ackpoint.storage.StorageBackend.generated;
 import static io.ackpoint.storage.StorageBackend.generatedId;
@@ -88,6 +89,24 @@ abstract class CheckpointStorageContract implements AcknowledgementContract {
     assertTrue(batch.shouldAdvance());
     assertEquals(H2, backend.row("u").head());
     assertNull(backend.row("u").processedAt());
+  }
+
+  /**
+   * Batches that overlap (cluster nodes, batches in flight together, a timed-out batch whose
+   * statement still runs) can commit out of the order they read their heads in. A later id stored
+   * at an earlier head would be acknowledged by a position its own client's write may not have
+   * reached, and with it every lower id of the user.
+   */
+  @Test
+  void aRaisedRowNeverTakesAHeadEarlierThanTheOneItHeld() {
+    backend.migrate();
+    store(H2, generated("u"));
+    StoredBatch late = store(H1, generated("u"));
+    assertEquals(2L, checkpoint(late, "u"));
+    assertEquals(H2, backend.row("u").head());
+    assertEquals(List.of(), Await.result(storage().markProcessed(H1)), "nothing is acknowledged before H2");
+    store(H3, requested("u", 7));
+    assertEquals(H3, backend.row("u").head(), "a later head still replaces it");
   }
 
   @Test
