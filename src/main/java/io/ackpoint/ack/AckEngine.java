@@ -19,6 +19,8 @@ import java.util.List;
  * which acknowledges everything the smaller ones would have. A new engine starts with every term
  * of leadership; its first announcement names no previous one, which tells every node to read back
  * from storage what the engine before it may have applied without announcing (it died in between).
+ * Its first announcement after a failed statement names none either: that statement may have
+ * committed, its answer lost.
  */
 public final class AckEngine {
 
@@ -90,7 +92,12 @@ public final class AckEngine {
           LOG.debug("replication position {} not applied before the stop: {}", target, ar.cause().getMessage());
           return;
         }
-        // Nothing was marked; the same position (or a later one) is applied again shortly.
+        // The same position (or a later one) is applied again shortly. The statement may have
+        // committed and only its answer been lost (the connection cut after the commit, a server
+        // crash): the users it marked are no longer pending, so no later statement returns them. The
+        // next announcement names no previous one, so that every node reads back what was
+        // processed after the last announcement it heard.
+        announced = "";
         LOG.warn("could not apply replication position {}: {}", target, ar.cause().getMessage());
         vertx.setTimer(RETRY_MS, id -> apply());
         return;

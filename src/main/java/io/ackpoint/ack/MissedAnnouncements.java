@@ -17,7 +17,8 @@ import java.util.function.BiConsumer;
  * heard that one missed something (the cluster connection dropped, or the cluster was split). An
  * engine's first announcement names none: the engine before it, on a node that has died, may have
  * applied positions it never announced, so everything processed after the last position heard is
- * read back. Storage is the truth; an acknowledgement told twice is harmless (streams and waiters
+ * read back. So does an engine's first announcement after a statement that failed: it may have
+ * committed, its answer lost. Storage is the truth; an acknowledgement told twice is harmless (streams and waiters
  * keep the greatest id), one never told is not. A node that has heard nothing yet has nothing to
  * catch up: its streams read storage when they open. Used on the acknowledgement verticle's event loop.
  */
@@ -57,7 +58,8 @@ final class MissedAnnouncements {
   /** One read at a time, in the order the gaps were found. */
   private void readBack(String after, String upTo) {
     LOG.info("reading back acknowledgements announced after {}{} that this node may have missed", after,
-        upTo == null ? " by a follower that is gone" : " up to " + upTo);
+        upTo == null ? " (an engine may have applied them without announcing: it died, or a statement's answer was lost)"
+            : " up to " + upTo);
     reading = reading.transform(ignored -> read(after, upTo, ATTEMPTS));
   }
 
