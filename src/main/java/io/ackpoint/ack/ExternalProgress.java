@@ -15,8 +15,10 @@ import java.util.function.Consumer;
  * the engine sees it. A body that is not a position is rejected. A well-formed position is accepted
  * only once the source's own head has reached it: replication cannot have observed a position the
  * source has not written yet, so anything beyond the head is bogus, and accepting it would mark
- * every pending checkpoint processed before its write replicated. Head reads are shared by all the
- * positions that arrive meanwhile. Runs on the acknowledgement verticle's event loop.
+ * every pending checkpoint processed before its write replicated. A read judges only the positions
+ * that arrived before it began: one that arrives while it runs may have been written after it took
+ * the head, and waits for the next read. Reads are shared by all the positions waiting for them.
+ * Runs on the acknowledgement verticle's event loop.
  */
 final class ExternalProgress {
 
@@ -29,7 +31,8 @@ final class ExternalProgress {
   private final ReplicationSource source;
   private final Consumer<String> accepted;
   private final Runnable rejected;
-  private final NavigableSet<String> waiting = new TreeSet<>();
+  /** Positions beyond the known head that arrived since the last read began. */
+  private NavigableSet<String> waiting = new TreeSet<>();
   private String knownHead = "";
   private boolean reading;
   private long lastLogMillis;
@@ -54,9 +57,7 @@ final class ExternalProgress {
       return;
     }
     waiting.add(position);
-    if (waiting.size() > MAX_WAITING) {
-      waiting.pollFirst();
-    }
+    trim(waiting);
     readHead();
   }
 
@@ -65,26 +66,41 @@ final class ExternalProgress {
       return;
     }
     reading = true;
+    NavigableSet<String> judged = waiting;
+    waiting = new TreeSet<>();
     source.readHead().onComplete(ar -> {
       reading = false;
       if (ar.failed()) {
         // Unverified positions wait for the source to answer again; nothing is guessed meanwhile.
+        waiting.addAll(judged);
+        trim(waiting);
         vertx.setTimer(RETRY_MS, id -> readHead());
         return;
       }
       if (ar.result().compareTo(knownHead) > 0) {
         knownHead = ar.result();
       }
-      String greatest = waiting.floor(knownHead);
-      NavigableSet<String> beyond = waiting.tailSet(knownHead, false);
-      for (String bogus : beyond) {
+      for (String bogus : judged.tailSet(knownHead, false)) {
         reject("position " + bogus + " is beyond the source's head " + knownHead);
       }
-      waiting.clear();
+      // Any position at or before a head the source answered is possible, whenever it arrived.
+      String greatest = later(judged.floor(knownHead), waiting.floor(knownHead));
+      waiting.headSet(knownHead, true).clear();
       if (greatest != null) {
         accepted.accept(greatest);
       }
+      readHead();
     });
+  }
+
+  private static void trim(NavigableSet<String> positions) {
+    while (positions.size() > MAX_WAITING) {
+      positions.pollFirst();
+    }
+  }
+
+  private static String later(String a, String b) {
+    return a == null || (b != null && b.compareTo(a) > 0) ? b : a;
   }
 
   private void reject(String why) {

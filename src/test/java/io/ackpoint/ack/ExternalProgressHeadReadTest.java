@@ -1,0 +1,66 @@
+package io.ackpoint.ack;
+
+import io.ackpoint.core.PositionFormat;
+import io.ackpoint.source.Lsn;
+import io.ackpoint.source.ReplicationSource;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * How published progress is checked against the source's head: a position is judged only by a head
+ * read that began after it arrived, since one that began before may predate the position's write.
+ */
+@ExtendWith(VertxExtension.class)
+class ExternalProgressHeadReadTest {
+
+  private static final String FIRST = "00000000/00000100";
+  private static final String MARKER = "00000000/00000200";
+
+  @Test
+  void aPositionPublishedWhileTheHeadIsReadIsJudgedByTheNextRead(Vertx vertx, VertxTestContext test) {
+    Promise<String> firstRead = Promise.promise();
+    List<String> accepted = new ArrayList<>();
+    ReplicationSource source = new ReplicationSource() {
+      private int reads;
+
+      @Override
+      public PositionFormat positions() {
+        return Lsn.FORMAT;
+      }
+
+      @Override
+      public Future<String> readHead() {
+        // The first read took the head before the marker was written; later reads see it.
+        return reads++ == 0 ? firstRead.future() : Future.succeededFuture(MARKER);
+      }
+
+      @Override
+      public Future<Void> forceMarker() {
+        return Future.succeededFuture();
+      }
+    };
+    vertx.runOnContext(started -> {
+      ExternalProgress progress = new ExternalProgress(vertx, source, position -> {
+        accepted.add(position);
+        if (position.equals(MARKER)) {
+          test.verify(() -> assertEquals(List.of(FIRST, MARKER), accepted));
+          test.completeNow();
+        }
+      }, () -> test.failNow("a position the source had written was rejected"));
+      progress.offer(new JsonObject().put("position", FIRST));
+      progress.offer(new JsonObject().put("position", MARKER));
+      firstRead.complete(FIRST);
+    });
+  }
+}
