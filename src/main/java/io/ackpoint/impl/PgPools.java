@@ -25,6 +25,15 @@ public final class PgPools {
   private static final Logger LOG = LoggerFactory.getLogger(PgPools.class);
   private static volatile boolean warnedUnbounded;
 
+  /**
+   * A 200 says the checkpoint is committed, which needs a commit that waits for its WAL flush: a
+   * server configured with {@code synchronous_commit} off is overruled for Ackpoint's own sessions,
+   * before their first statement. Any other setting (local, or waiting for standbys) is the
+   * operator's and kept.
+   */
+  private static final String DURABLE_COMMIT =
+      "SELECT set_config('synchronous_commit', 'on', false) WHERE current_setting('synchronous_commit') = 'off'";
+
   private PgPools() {
   }
 
@@ -52,7 +61,7 @@ public final class PgPools {
     return PgBuilder.pool().with(pool).connectingTo(connect).using(vertx)
         .withConnectHandler(connection -> {
           boundSilence(connection, silence);
-          connection.close();
+          connection.query(DURABLE_COMMIT).execute().onComplete(done -> connection.close());
         })
         .build();
   }
