@@ -58,7 +58,7 @@ final class MissedAnnouncements {
   /** One read at a time, in the order the gaps were found. */
   private void readBack(String after, String upTo) {
     LOG.info("reading back acknowledgements announced after {}{} that this node may have missed", after,
-        upTo == null ? " (an engine may have applied them without announcing: it died, or a statement's answer was lost)"
+        upTo == null ? " (an engine may have applied them unannounced: it died, or a statement's answer was lost)"
             : " up to " + upTo);
     reading = reading.transform(ignored -> read(after, upTo, ATTEMPTS));
   }

@@ -30,11 +30,12 @@ final class PgStatements {
    * the stored id is already 2^63-1 (exhausted: nothing changes for it); the row then takes the
    * greater of that and the supplied id. A row whose id grows gets this batch's head and is pending
    * again; a supplied id equal to the resulting id refreshes {@code checkpoint_requested_at}, a
-   * generated one clears it. A raised row keeps its head if that is later than the batch's: batches
+   * generated one clears it. A pending row keeps its head if that is later than the batch's: batches
    * that overlap (cluster nodes, a timed-out batch whose statement still runs) can commit out of the
-   * order they read their heads in, and a later id must never wait for less than an earlier one did
-   * (its client's write may come after the earlier head). Rows of older installs that hold duplicates per user are each brought
-   * up the same way, and the answer is the maximum across them. A user whose row was created by a
+   * order they read their heads in, and acknowledging the later id acknowledges the pending lower
+   * one with it. A processed row's head was passed; it takes the batch's. Rows of older installs
+   * that hold duplicates per user are each brought up the same way, and the answer is the maximum
+   * across them. A user whose row was created by a
    * concurrent batch after this statement's snapshot is missing from the answer and retried.
    */
   private static String storeBatch(String headQuery) {
@@ -68,9 +69,10 @@ final class PgStatements {
       updated AS (
         UPDATE ackpoint_write_checkpoints c
            SET write_checkpoint = greatest(c.write_checkpoint, t.target),
-               lsns = CASE WHEN c.write_checkpoint < t.target
-                           THEN jsonb_build_object('1', greatest(c.lsns->>'1' COLLATE "C", (SELECT head FROM head) COLLATE "C"))
-                           ELSE c.lsns END,
+               lsns = CASE WHEN c.write_checkpoint >= t.target THEN c.lsns
+                           WHEN c.processed_at_lsn IS NOT NULL THEN (SELECT lsns FROM head)
+                           ELSE jsonb_build_object('1',
+                                  greatest(c.lsns->>'1' COLLATE "C", (SELECT head FROM head) COLLATE "C")) END,
                processed_at_lsn = CASE WHEN c.write_checkpoint < t.target THEN NULL ELSE c.processed_at_lsn END,
                acknowledged_checkpoint = CASE WHEN c.write_checkpoint < t.target AND c.processed_at_lsn IS NOT NULL
                                               THEN c.write_checkpoint ELSE c.acknowledged_checkpoint END,

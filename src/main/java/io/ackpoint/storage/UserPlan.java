@@ -21,9 +21,10 @@ import static io.ackpoint.storage.CheckpointDocument.REQUESTED;
  * were read, with the semantics of PostgreSQL's {@code STORE_BATCH} (see {@link CheckpointWrite}):
  * a generated request gets the greatest stored id plus one, unless that is already 2^63-1
  * (exhausted: nothing changes for it); every document below the resulting id is raised to it, gets
- * this batch's head (or keeps its own, if later) and is pending again; a supplied id equal to a document's resulting id sets its
- * {@code checkpoint_requested_at} to {@code now}, a generated one clears it. Duplicates of older
- * installs are each brought up the same way, and the answer is the maximum across them.
+ * this batch's head (a pending one keeps its own, if later) and is pending again; a supplied id
+ * equal to a document's resulting id sets its {@code checkpoint_requested_at} to {@code now}, a
+ * generated one clears it. Duplicates of older installs are each brought up the same way, and the
+ * answer is the maximum across them.
  *
  * <p>Every change is a compare-and-set, so that concurrent batches never lose an increment without
  * a transaction: an upsert whose filter is the document's {@code _id} with the id and processed
@@ -65,7 +66,8 @@ record UserPlan(CheckpointWrite write, List<BulkOperation> operations, WriteOutc
       if (target != null && d.checkpoint() < target) {
         after = target;
         processedAfter = null;
-        operations.add(compareAndSet(d, write, target, later(d.lsns(), lsns), null, target.equals(requested) ? now : null));
+        JsonObject head = d.processedAt() == null ? later(d.lsns(), lsns) : lsns;
+        operations.add(compareAndSet(d, write, target, head, null, target.equals(requested) ? now : null));
       } else if (requested != null && d.checkpoint() == requested) {
         operations.add(compareAndSet(d, write, d.checkpoint(), d.lsns(), d.processedAt(), now));
       }
@@ -79,8 +81,8 @@ record UserPlan(CheckpointWrite write, List<BulkOperation> operations, WriteOutc
   }
 
   /**
-   * The later of two heads: a raised document keeps its own if the batch's is earlier, as PostgreSQL's
-   * {@code STORE_BATCH} does (batches that overlap can write out of the order they read heads in).
+   * The later of two heads: a pending document raised keeps its own if the batch's is earlier, as
+   * PostgreSQL's {@code STORE_BATCH} explains.
    */
   private static JsonObject later(JsonObject held, JsonObject batch) {
     String heldHead = held.getString("1");

@@ -15,6 +15,7 @@ import io.ackpoint.support.Sql;
 import io.ackpoint.support.TestDatabase;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import org.junit.jupiter.api.Test;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -41,6 +43,7 @@ class AckEngineTest {
    * returns them. Every node that heard the engine's announcements must then read them back.
    */
   @Test
+  @Timeout(value = 10, timeUnit = TimeUnit.SECONDS)
   void usersMarkedByAStatementWhoseAnswerWasLostAreReadBackByEveryNode(Vertx vertx, VertxTestContext test) {
     PositionReachedCodec.registerOn(vertx);
     Sql sql = new Sql(vertx, TestDatabase.freshDatabase());
@@ -81,7 +84,9 @@ class AckEngineTest {
           if (!method.getName().equals("markProcessed")) {
             return result;
           }
-          return ((Future<List<Reached>>) result).compose(reached -> !reached.isEmpty() && lost.compareAndSet(false, true)
+          @SuppressWarnings("unchecked")
+          Future<List<Reached>> marked = (Future<List<Reached>>) result;
+          return marked.compose(reached -> !reached.isEmpty() && lost.compareAndSet(false, true)
               ? Future.failedFuture("the connection was closed after the commit")
               : Future.succeededFuture(reached));
         });

@@ -93,9 +93,9 @@ abstract class CheckpointStorageContract implements AcknowledgementContract {
 
   /**
    * Batches that overlap (cluster nodes, batches in flight together, a timed-out batch whose
-   * statement still runs) can commit out of the order they read their heads in. A later id stored
-   * at an earlier head would be acknowledged by a position its own client's write may not have
-   * reached, and with it every lower id of the user.
+   * statement still runs) can commit out of the order they read their heads in. Acknowledging the
+   * later id at the earlier head would acknowledge the pending lower id with it, before the
+   * position its client's write needs.
    */
   @Test
   void aRaisedRowNeverTakesAHeadEarlierThanTheOneItHeld() {
@@ -107,6 +107,21 @@ abstract class CheckpointStorageContract implements AcknowledgementContract {
     assertEquals(List.of(), Await.result(storage().markProcessed(H1)), "nothing is acknowledged before H2");
     store(H3, requested("u", 7));
     assertEquals(H3, backend.row("u").head(), "a later head still replaces it");
+  }
+
+  /**
+   * Once a row is processed its id is acknowledged and its head protects nothing: a later id needs
+   * only its own batch's head, even an earlier one (a source restored to an earlier point, or
+   * replaced, starts over below it).
+   */
+  @Test
+  void aProcessedRowRaisedTakesTheBatchsHeadEvenAnEarlierOne() {
+    backend.migrate();
+    store(H3, generated("u"));
+    backend.markProcessed("u", H3);
+    store(H1, generated("u"));
+    assertEquals(H1, backend.row("u").head());
+    assertEquals(List.of(new Reached(user("u"), 2)), Await.result(storage().markProcessed(H2)));
   }
 
   @Test
