@@ -95,9 +95,11 @@ public final class AckEngine {
         // The same position (or a later one) is applied again shortly. The statement may have
         // committed and only its answer been lost (the connection cut after the commit, a server
         // crash): the users it marked are no longer pending, so no later statement returns them. The
-        // next announcement names no previous one, so that every node reads back what was
-        // processed after the last announcement it heard.
-        announced = "";
+        // next announcement then names no previous one, so that every node reads back what was
+        // processed after the last announcement it heard (a scan of storage: not after a refusal).
+        if (storage.mayHaveMarked(ar.cause())) {
+          announced = "";
+        }
         LOG.warn("could not apply replication position {}: {}", target, ar.cause().getMessage());
         vertx.setTimer(RETRY_MS, id -> apply());
         return;
@@ -110,7 +112,9 @@ public final class AckEngine {
         vertx.eventBus().publish(reachedAddress, new PositionReached(target, checkpoints.next(target), ar.result(), announced));
         announced = target;
       } catch (RuntimeException e) {
-        // The rows are marked; whatever went wrong telling about them must not stop later positions.
+        // The rows are marked; whatever went wrong telling about them must not stop later positions,
+        // and the next announcement has every node read them back.
+        announced = "";
         LOG.error("could not publish the acknowledgements of position {}", target, e);
       }
       applying = false;

@@ -28,6 +28,15 @@ public interface CheckpointStorage extends CheckpointWriter {
    */
   Future<List<Reached>> markProcessed(String position);
 
+  /**
+   * Whether a {@link #markProcessed} that failed with {@code failure} may have marked checkpoints
+   * all the same: its answer lost after the commit (a connection cut, a server crash). Only a
+   * failure that says the database refused the statement rules that out.
+   */
+  default boolean mayHaveMarked(Throwable failure) {
+    return true;
+  }
+
   /** The greatest acknowledged id of a full user id, or {@code null} if none is acknowledged. */
   Future<Long> latestAcknowledged(FullUserId user);
 

@@ -214,6 +214,21 @@ public final class PgCheckpointStorage implements CheckpointStorage {
     });
   }
 
+  /**
+   * An ERROR answered to the statement aborted its transaction (a timeout, a lock or serialization
+   * failure): nothing was marked. A FATAL one ends the session, perhaps after the commit, as does a
+   * lost connection.
+   */
+  @Override
+  public boolean mayHaveMarked(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof PgException pg) {
+        return !"ERROR".equals(pg.getSeverity());
+      }
+    }
+    return true;
+  }
+
   @Override
   public Future<Long> latestAcknowledged(FullUserId user) {
     return guarded(pool.preparedQuery(LATEST_ACKNOWLEDGED).execute(Tuple.of(user.userId(), user.clientId()))

@@ -14,10 +14,15 @@ import io.ackpoint.support.Await;
 import io.ackpoint.support.Sql;
 import io.ackpoint.support.TestDatabase;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxException;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
+import io.vertx.pgclient.PgException;
+import io.vertx.sqlclient.Pool;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -29,66 +34,98 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** The acknowledgement engine on real storage: what it announces, and what every node can learn from that. */
+/**
+ * The acknowledgement engine on real storage, when its statement fails: what it announces next, and
+ * what every node learns from that. A failed statement is applied again after a second.
+ */
 @ExtendWith(VertxExtension.class)
+@Timeout(value = 10, timeUnit = TimeUnit.SECONDS)
 class AckEngineTest {
 
   private static final String HEARD = "00000000/00000050";
   private static final String HEAD = "00000000/00000100";
-  private static final String LOST = "00000000/00000150";
+  private static final String FAILED = "00000000/00000150";
+  private static final FullUserId USER = FullUserId.of("u", "c");
+
+  private Pool pool;
+  private PgCheckpointStorage storage;
+
+  @BeforeEach
+  void pendingCheckpoint(Vertx vertx) {
+    PositionReachedCodec.registerOn(vertx);
+    pool = new Sql(vertx, TestDatabase.freshDatabase()).pool();
+    Await.result(PgMigrations.migrate(pool));
+    storage = new PgCheckpointStorage(pool);
+    Await.result(storage.store(HEAD, List.of(new CheckpointWrite(USER, true, null))));
+  }
 
   /**
-   * The acknowledgement statement commits and its answer never arrives (the connection is cut after
-   * the commit, the server crashes): the rows it marked are no longer pending, so no later statement
-   * returns them. Every node that heard the engine's announcements must then read them back.
+   * The statement commits and its answer never arrives (the connection is cut after the commit, the
+   * server crashes): the rows it marked are no longer pending, so no later statement returns them.
+   * Every node that heard the engine's announcements must then read them back.
    */
   @Test
-  @Timeout(value = 10, timeUnit = TimeUnit.SECONDS)
   void usersMarkedByAStatementWhoseAnswerWasLostAreReadBackByEveryNode(Vertx vertx, VertxTestContext test) {
-    PositionReachedCodec.registerOn(vertx);
-    Sql sql = new Sql(vertx, TestDatabase.freshDatabase());
-    Await.result(PgMigrations.migrate(sql.pool()));
-    PgCheckpointStorage storage = new PgCheckpointStorage(sql.pool());
-    FullUserId user = FullUserId.of("u", "c");
-    Await.result(storage.store(HEAD, List.of(new CheckpointWrite(user, true, null))));
-
+    CheckpointStorage answerLost = failingOnceAt(FAILED, true, new VertxException("the connection was closed"));
     vertx.runOnContext(started -> {
-      MissedAnnouncements missed = new MissedAnnouncements(vertx, new PgAcknowledgementHistory(sql.pool()),
+      MissedAnnouncements missed = new MissedAnnouncements(vertx, new PgAcknowledgementHistory(pool),
           (position, users) -> test.verify(() -> {
-            assertEquals(LOST, position);
-            assertEquals(List.of(new Reached(user, 1)), users);
+            assertEquals(FAILED, position);
+            assertEquals(List.of(new Reached(USER, 1)), users);
             test.completeNow();
           }));
-      vertx.eventBus().<PositionReached>consumer("reached", msg -> missed.heard(msg.body()));
-      AckEngine engine = new AckEngine(vertx, answerLostOnce(storage), Lsn.FORMAT, "reached", AckListener.NONE);
-      engine.observe(HEARD);
-      vertx.eventBus().<PositionReached>consumer("reached", msg -> {
-        if (msg.body().position().equals(HEARD)) {
-          engine.observe(LOST);
-        }
-      });
+      engineAfterHeard(vertx, answerLost, missed::heard);
     });
   }
 
-  /** {@code storage}, but the first statement that marks anyone fails after it committed. */
-  private static CheckpointStorage answerLostOnce(CheckpointStorage storage) {
-    AtomicBoolean lost = new AtomicBoolean();
+  /** A statement the database refused (an ERROR aborts its transaction) marked nothing: nobody scans storage for it. */
+  @Test
+  void aStatementTheDatabaseRefusedHasNoNodeReadBack(Vertx vertx, VertxTestContext test) {
+    CheckpointStorage refused = failingOnceAt(FAILED, false,
+        new PgException("canceling statement due to statement timeout", "ERROR", "57014", null));
+    vertx.runOnContext(started -> engineAfterHeard(vertx, refused, reached -> {
+      if (reached.position().equals(FAILED)) {
+        test.verify(() -> {
+          assertEquals(HEARD, reached.previous(), "the announcement names the one before it");
+          assertEquals(List.of(new Reached(USER, 1)), reached.reached());
+        });
+        test.completeNow();
+      }
+    }));
+  }
+
+  /** An engine whose announcements go to {@code announced}; it applies {@link #HEARD}, then {@link #FAILED}. */
+  private static void engineAfterHeard(Vertx vertx, CheckpointStorage storage, Handler<PositionReached> announced) {
+    AckEngine engine = new AckEngine(vertx, storage, Lsn.FORMAT, "reached", AckListener.NONE);
+    vertx.eventBus().<PositionReached>consumer("reached", msg -> {
+      announced.handle(msg.body());
+      if (msg.body().position().equals(HEARD)) {
+        engine.observe(FAILED);
+      }
+    });
+    engine.observe(HEARD);
+  }
+
+  /**
+   * This test's storage, but its first statement at {@code position} fails with {@code failure},
+   * after it {@code committed} or without running.
+   */
+  private CheckpointStorage failingOnceAt(String position, boolean committed, Throwable failure) {
+    AtomicBoolean failed = new AtomicBoolean();
     return (CheckpointStorage) Proxy.newProxyInstance(CheckpointStorage.class.getClassLoader(),
         new Class<?>[] {CheckpointStorage.class}, (proxy, method, args) -> {
+          boolean fails = method.getName().equals("markProcessed") && args[0].equals(position)
+              && failed.compareAndSet(false, true);
+          if (fails && !committed) {
+            return Future.failedFuture(failure);
+          }
           Object result;
           try {
             result = method.invoke(storage, args);
           } catch (InvocationTargetException e) {
             throw e.getCause();
           }
-          if (!method.getName().equals("markProcessed")) {
-            return result;
-          }
-          @SuppressWarnings("unchecked")
-          Future<List<Reached>> marked = (Future<List<Reached>>) result;
-          return marked.compose(reached -> !reached.isEmpty() && lost.compareAndSet(false, true)
-              ? Future.failedFuture("the connection was closed after the commit")
-              : Future.succeededFuture(reached));
+          return fails ? ((Future<?>) result).compose(marked -> Future.failedFuture(failure)) : result;
         });
   }
 }
