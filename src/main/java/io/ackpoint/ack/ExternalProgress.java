@@ -24,7 +24,10 @@ final class ExternalProgress {
 
   private static final Logger LOG = LoggerFactory.getLogger(ExternalProgress.class);
   private static final long RETRY_MS = 1_000;
-  /** Unverified positions kept at most; the smallest go first, a greater real one makes them moot. */
+  /**
+   * Unverified positions kept at most, as many again while a read judges the ones before it; the
+   * smallest go first, a greater real one makes them moot.
+   */
   private static final int MAX_WAITING = 1_024;
 
   private final Vertx vertx;

@@ -25,14 +25,17 @@ public final class PgPools {
   private static final Logger LOG = LoggerFactory.getLogger(PgPools.class);
   private static volatile boolean warnedUnbounded;
 
+  private static volatile boolean warnedCommit;
+
   /**
    * A 200 says the checkpoint is committed, which needs a commit that waits for its WAL flush: a
    * server configured with {@code synchronous_commit} off is overruled for Ackpoint's own sessions,
-   * before their first statement. Any other setting (local, or waiting for standbys) is the
-   * operator's and kept.
+   * before their first statement, with {@code local} (the flush, without waiting for standbys that
+   * the operator may have configured for others to opt into). Any other setting is the operator's
+   * and kept.
    */
   private static final String DURABLE_COMMIT =
-      "SELECT set_config('synchronous_commit', 'on', false) WHERE current_setting('synchronous_commit') = 'off'";
+      "SELECT set_config('synchronous_commit', 'local', false) WHERE current_setting('synchronous_commit') = 'off'";
 
   private PgPools() {
   }
@@ -61,7 +64,13 @@ public final class PgPools {
     return PgBuilder.pool().with(pool).connectingTo(connect).using(vertx)
         .withConnectHandler(connection -> {
           boundSilence(connection, silence);
-          connection.query(DURABLE_COMMIT).execute().onComplete(done -> connection.close());
+          connection.query(DURABLE_COMMIT).execute().onComplete(done -> {
+            if (done.failed() && !warnedCommit) {
+              warnedCommit = true;
+              LOG.warn("could not make sure that the commits of {} wait for their WAL flush: {}", name, done.cause().getMessage());
+            }
+            connection.close();
+          });
         })
         .build();
   }

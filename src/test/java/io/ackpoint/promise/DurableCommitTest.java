@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class DurableCommitTest {
 
   @ParameterizedTest(name = "configured {0}, Ackpoint commits with {1}")
-  @CsvSource({"off, on", "local, local", "remote_apply, remote_apply"})
+  @CsvSource({"off, local", "local, local", "on, on", "remote_apply, remote_apply"})
   void ackpointsSessionsCommitDurablyWhateverTheServerIsConfiguredWith(String configured, String used, Vertx vertx) {
     String uri = TestDatabase.freshDatabase();
     try (Sql sql = new Sql(vertx, uri)) {
