@@ -27,29 +27,32 @@ class ExternalProgressHeadReadTest {
   private static final String FIRST = "00000000/00000100";
   private static final String MARKER = "00000000/00000200";
 
+  private static final String BEYOND = "00000000/00000300";
+
+  /** The first read took the head before the marker was written; later reads see it. */
+  private final Promise<String> firstRead = Promise.promise();
+  private final ReplicationSource source = new ReplicationSource() {
+    private int reads;
+
+    @Override
+    public PositionFormat positions() {
+      return Lsn.FORMAT;
+    }
+
+    @Override
+    public Future<String> readHead() {
+      return reads++ == 0 ? firstRead.future() : Future.succeededFuture(MARKER);
+    }
+
+    @Override
+    public Future<Void> forceMarker() {
+      return Future.succeededFuture();
+    }
+  };
+
   @Test
   void aPositionPublishedWhileTheHeadIsReadIsJudgedByTheNextRead(Vertx vertx, VertxTestContext test) {
-    Promise<String> firstRead = Promise.promise();
     List<String> accepted = new ArrayList<>();
-    ReplicationSource source = new ReplicationSource() {
-      private int reads;
-
-      @Override
-      public PositionFormat positions() {
-        return Lsn.FORMAT;
-      }
-
-      @Override
-      public Future<String> readHead() {
-        // The first read took the head before the marker was written; later reads see it.
-        return reads++ == 0 ? firstRead.future() : Future.succeededFuture(MARKER);
-      }
-
-      @Override
-      public Future<Void> forceMarker() {
-        return Future.succeededFuture();
-      }
-    };
     vertx.runOnContext(started -> {
       ExternalProgress progress = new ExternalProgress(vertx, source, position -> {
         accepted.add(position);
@@ -60,6 +63,20 @@ class ExternalProgressHeadReadTest {
       }, () -> test.failNow("a position the source had written was rejected"));
       progress.offer(new JsonObject().put("position", FIRST));
       progress.offer(new JsonObject().put("position", MARKER));
+      firstRead.complete(FIRST);
+    });
+  }
+
+  @Test
+  void aPositionBeyondTheHeadOfTheNextReadIsRejected(Vertx vertx, VertxTestContext test) {
+    List<String> accepted = new ArrayList<>();
+    vertx.runOnContext(started -> {
+      ExternalProgress progress = new ExternalProgress(vertx, source, accepted::add, () -> test.verify(() -> {
+        assertEquals(List.of(FIRST), accepted);
+        test.completeNow();
+      }));
+      progress.offer(new JsonObject().put("position", FIRST));
+      progress.offer(new JsonObject().put("position", BEYOND));
       firstRead.complete(FIRST);
     });
   }
