@@ -58,8 +58,12 @@ public final class AckVerticle extends VerticleBase {
     missed = new MissedAnnouncements(vertx, history, (position, users) -> vertx.eventBus().publish(
         addresses.positionReached(), new PositionReached(position, readBackSequence(position), users, ""),
         new DeliveryOptions().setLocalOnly(true).addHeader(READ_BACK_HEADER, "true")));
+    // Awaited, so that no stream of this node opens before it: a checkpoint marked after a stream
+    // read storage must be after the position the node counts from. A failed read leaves the node
+    // counting from its first announcement.
+    Future<Void> counting = history.latestProcessed().onSuccess(missed::startFrom).<Void>mapEmpty().otherwiseEmpty();
     var bus = vertx.eventBus();
-    return Future.all(
+    return Future.all(counting,
         bus.<PositionReached>consumer(addresses.positionReached(), msg -> {
           if (!msg.headers().contains(READ_BACK_HEADER)) {
             missed.heard(msg.body());

@@ -18,9 +18,11 @@ import java.util.function.BiConsumer;
  * engine's first announcement names none: the engine before it, on a node that has died, may have
  * applied positions it never announced, so everything processed after the last position heard is
  * read back. So does an engine's first announcement after a statement that failed: it may have
- * committed, its answer lost. Storage is the truth; an acknowledgement told twice is harmless (streams and waiters
- * keep the greatest id), one never told is not. A node that has heard nothing yet has nothing to
- * catch up: its streams read storage when they open. Used on the acknowledgement verticle's event loop.
+ * committed, its answer lost. Until a node hears its first announcement it counts from the latest
+ * position storage held processed when it started ({@link #startFrom}): its streams opened since
+ * read storage, and an engine applies positions at or beyond those the engines before it applied.
+ * Storage is the truth; an acknowledgement told twice is harmless (streams and waiters keep the
+ * greatest id), one never told is not. Used on the acknowledgement verticle's event loop.
  */
 final class MissedAnnouncements {
 
@@ -31,7 +33,8 @@ final class MissedAnnouncements {
   private final Vertx vertx;
   private final AcknowledgementHistory history;
   private final BiConsumer<String, List<Reached>> recovered;
-  private String heard = "";
+  /** The latest position heard of, or storage's latest processed one before that; null while unknown. */
+  private String heard;
   private Future<Void> reading = Future.succeededFuture();
 
   /** {@code recovered}: told of each position read back, with its users, in replication order. */
@@ -41,16 +44,23 @@ final class MissedAnnouncements {
     this.recovered = recovered;
   }
 
+  /** Where this node counts from until it hears an announcement: storage's latest processed position at its start. */
+  void startFrom(String latestProcessed) {
+    if (heard == null) {
+      heard = latestProcessed;
+    }
+  }
+
   /** An announcement arrived from an engine (not one read back here). */
   void heard(PositionReached reached) {
-    if (!heard.isEmpty()) {
+    if (heard != null) {
       if (reached.previous().isEmpty()) {
         readBack(heard, null);
       } else if (reached.previous().compareTo(heard) > 0) {
         readBack(heard, reached.previous());
       }
     }
-    if (reached.position().compareTo(heard) > 0) {
+    if (heard == null || reached.position().compareTo(heard) > 0) {
       heard = reached.position();
     }
   }

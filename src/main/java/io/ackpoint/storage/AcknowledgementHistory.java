@@ -8,8 +8,9 @@ import java.util.NavigableMap;
 
 /**
  * The acknowledgements storage holds, read back for a node that missed their announcement (the
- * node that applied them died before announcing them, or the cluster was split). Rare: a scan of
- * the processed rows, not indexed for it.
+ * node that applied them died before announcing them, a statement's answer was lost, or the
+ * cluster was split). Rare, and once at each node's start: a scan of the processed rows, not
+ * indexed for it (an index on them would make every acknowledgement's update a non-HOT one).
  */
 public interface AcknowledgementHistory {
 
@@ -19,4 +20,7 @@ public interface AcknowledgementHistory {
    * of every full user id processed at it.
    */
   Future<NavigableMap<String, List<Reached>>> processedBetween(String after, String upTo);
+
+  /** The latest position any checkpoint is processed at, "" when none is. */
+  Future<String> latestProcessed();
 }

@@ -40,4 +40,14 @@ public final class MongoAcknowledgementHistory implements AcknowledgementHistory
       return processed.result();
     }));
   }
+
+  @Override
+  public Future<String> latestProcessed() {
+    // Sorted with a limit of one: the server keeps only the greatest while it scans.
+    FindOptions latest = new FindOptions().setFields(new JsonObject().put(PROCESSED, 1))
+        .setSort(new JsonObject().put(PROCESSED, -1)).setLimit(1);
+    return AckpointError.STORAGE_UNAVAILABLE.onFailure(client.findWithOptions(COLLECTION,
+        new JsonObject().put(PROCESSED, new JsonObject().put("$type", "string")), latest)
+        .map(found -> found.isEmpty() ? "" : found.get(0).getString(PROCESSED)));
+  }
 }

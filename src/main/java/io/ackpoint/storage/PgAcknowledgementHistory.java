@@ -21,6 +21,9 @@ public final class PgAcknowledgementHistory implements AcknowledgementHistory {
          AND ($2::text IS NULL OR processed_at_lsn COLLATE "C" <= $2 COLLATE "C")
       """;
 
+  private static final String LATEST_PROCESSED =
+      "SELECT coalesce(max(processed_at_lsn COLLATE \"C\"), '') FROM ackpoint_write_checkpoints";
+
   private final Pool pool;
 
   public PgAcknowledgementHistory(Pool pool) {
@@ -36,5 +39,11 @@ public final class PgAcknowledgementHistory implements AcknowledgementHistory {
       }
       return processed.result();
     }));
+  }
+
+  @Override
+  public Future<String> latestProcessed() {
+    return AckpointError.STORAGE_UNAVAILABLE.onFailure(pool.preparedQuery(LATEST_PROCESSED).execute()
+        .map(rows -> rows.iterator().next().getString(0)));
   }
 }

@@ -4,6 +4,13 @@ import io.ackpoint.Ackpoint;
 import io.ackpoint.AckpointAddresses;
 import io.ackpoint.AckpointOptions;
 import io.ackpoint.core.PositionReached;
+import io.vertx.sqlclient.Pool;
+import io.ackpoint.storage.PgMigrations;
+import io.ackpoint.storage.PgCheckpointStorage;
+import io.ackpoint.storage.PgAcknowledgementHistory;
+import io.ackpoint.core.Reached;
+import io.ackpoint.core.FullUserId;
+import io.ackpoint.core.CheckpointWrite;
 import io.ackpoint.source.Lsn;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.Sql;
@@ -11,12 +18,14 @@ import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestDatabase;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -34,6 +43,7 @@ class ReadBackTest {
   private static final String UNANNOUNCED = "00000000/10000000";
   /** Where the new engine starts: before what the old one applied unannounced (its slot's confirmation lagged). */
   private static final String NEW_ENGINE = "00000000/08000000";
+  private static final String NEXT = "00000000/20000000";
 
   @Test
   void anAcknowledgementReadBackIsToldAtASequenceNoLowerThanItsPosition(Vertx vertx, VertxTestContext test) {
@@ -57,5 +67,32 @@ class ReadBackTest {
     vertx.eventBus().publish(addresses.positionReached(), new PositionReached(HEARD, Lsn.FORMAT.ordinal(HEARD), List.of(), "00000000/00000001"));
     // A new engine's first announcement names no previous one: the node reads back what it missed.
     vertx.eventBus().publish(addresses.positionReached(), new PositionReached(NEW_ENGINE, Lsn.FORMAT.ordinal(NEW_ENGINE), List.of(), ""));
+  }
+
+  /**
+   * A node started, its streams read storage, and before it heard any announcement the engine's node
+   * died between marking a checkpoint and announcing it. The new engine's first announcement has
+   * the node read back what was processed since it started, and only that.
+   */
+  @Test
+  @Timeout(value = 10, timeUnit = TimeUnit.SECONDS)
+  void aNodeThatHasHeardNothingYetReadsBackWhatWasProcessedSinceItStarted(Vertx vertx, VertxTestContext test) {
+    Pool pool = new Sql(vertx, TestDatabase.freshDatabase()).pool();
+    Await.result(PgMigrations.migrate(pool));
+    PgCheckpointStorage storage = new PgCheckpointStorage(pool);
+    PgAcknowledgementHistory history = new PgAcknowledgementHistory(pool);
+    FullUserId before = FullUserId.of("before", "c");
+    FullUserId unannounced = FullUserId.of("unannounced", "c");
+    Await.result(storage.store(HEARD, List.of(new CheckpointWrite(before, true, null))));
+    Await.result(storage.markProcessed(HEARD));
+    MissedAnnouncements missed = new MissedAnnouncements(vertx, history, (position, users) -> test.verify(() -> {
+      assertEquals(UNANNOUNCED, position);
+      assertEquals(List.of(new Reached(unannounced, 1)), users);
+      test.completeNow();
+    }));
+    missed.startFrom(Await.result(history.latestProcessed()));
+    Await.result(storage.store(NEW_ENGINE, List.of(new CheckpointWrite(unannounced, true, null))));
+    Await.result(storage.markProcessed(UNANNOUNCED));
+    vertx.runOnContext(heard -> missed.heard(new PositionReached(NEXT, Lsn.FORMAT.ordinal(NEXT), List.of(), "")));
   }
 }

@@ -173,4 +173,17 @@ interface AcknowledgementContract {
     assertEquals(java.util.Map.of(H3, List.of(new Reached(user("late"), 2))), Await.result(history.processedBetween(H2, H3)),
         "upTo is inclusive");
   }
+
+  @Test
+  default void historyAnswersTheLatestPositionAnythingWasProcessedAt() {
+    backend().migrate();
+    AcknowledgementHistory history = backend().history();
+    assertEquals("", Await.result(history.latestProcessed()), "nothing processed yet");
+    store(H1, requested("early", 1));
+    store(H3, requested("late", 2));
+    store(H2, requested("pending", 1));
+    backend().markProcessed("late", H3);
+    backend().markProcessed("early", H1);
+    assertEquals(H3, Await.result(history.latestProcessed()));
+  }
 }
