@@ -21,7 +21,6 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,16 +54,25 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   /** Rows per statement when the pending queue is rebuilt. */
   static final int REBUILD_WINDOW = 10_000;
 
+  /** Users per statement when custom checkpoints are stored. */
+  static final int CUSTOM_CHUNK = 5_000;
+
   private final Pool pool;
   private final PendingQueueVacuum vacuum;
   private final PendingQueueRebuild rebuild;
+  private final int customChunk;
 
   public PgCheckpointStorage(Pool pool) {
-    this(pool, REBUILD_WINDOW);
+    this(pool, REBUILD_WINDOW, CUSTOM_CHUNK);
   }
 
   PgCheckpointStorage(Pool pool, int rebuildWindow) {
+    this(pool, rebuildWindow, CUSTOM_CHUNK);
+  }
+
+  PgCheckpointStorage(Pool pool, int rebuildWindow, int customChunk) {
     this.pool = pool;
+    this.customChunk = customChunk;
     this.vacuum = new PendingQueueVacuum(pool);
     this.rebuild = new PendingQueueRebuild(pool, rebuildWindow);
   }
@@ -163,9 +171,26 @@ public final class PgCheckpointStorage implements CheckpointStorage {
     return AckpointError.STORAGE_UNAVAILABLE.onFailure(statement);
   }
 
+  /**
+   * A transaction may carry any number of custom checkpoints: one statement for all of them could
+   * outlast the statement timeout, be cancelled, and be sent again by the slot for ever. Each chunk
+   * of users is a statement of its own. Chunks are idempotent (a greater id raises, an equal one
+   * refreshes), so those stored before a failure are stored again harmlessly when the slot sends the
+   * transaction again; and none is acknowledged early: their head is the commit's position, which
+   * reaches the engine only after the last chunk.
+   */
   @Override
   public Future<Void> storeCustom(String position, List<CustomCheckpoint> checkpoints) {
-    Collection<CustomCheckpoint> latest = CustomCheckpoints.latestPerUser(checkpoints);
+    List<CustomCheckpoint> latest = new ArrayList<>(CustomCheckpoints.latestPerUser(checkpoints));
+    Future<Void> stored = Future.succeededFuture();
+    for (int from = 0; from < latest.size(); from += customChunk) {
+      List<CustomCheckpoint> chunk = latest.subList(from, Math.min(latest.size(), from + customChunk));
+      stored = stored.compose(previous -> storeCustomChunk(position, chunk));
+    }
+    return stored;
+  }
+
+  private Future<Void> storeCustomChunk(String position, List<CustomCheckpoint> latest) {
     int n = latest.size();
     String[] users = new String[n];
     String[] clients = new String[n];

@@ -1,6 +1,7 @@
 package io.ackpoint.storage;
 
 import io.ackpoint.core.CheckpointWrite;
+import io.ackpoint.core.CustomCheckpoint;
 import io.ackpoint.core.FullUserId;
 import io.ackpoint.core.Reached;
 import io.ackpoint.core.StoredBatch;
@@ -179,6 +180,24 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
     assertEquals(List.of(new Reached(FullUserId.of("u3", "c"), 40), new Reached(FullUserId.of("u6", "c"), 70)),
         sorted(Await.result(smallWindows.markProcessed(H1))), "only the rows still pending, from every window");
     assertEquals(0, sql.count("SELECT count(*) FROM ackpoint_pending WHERE head = '' AND id < 0"), "no rebuild left begun");
+  }
+
+  /**
+   * One application transaction may carry any number of custom checkpoints; one statement for all
+   * of them could outlast the statement timeout, be cancelled, and be sent again by the slot for
+   * ever. They are stored a bounded number of users per statement (each its own transaction).
+   */
+  @Test
+  void aTransactionsCustomCheckpointsAreStoredInStatementsOfBoundedSize() {
+    backend.migrate();
+    PgCheckpointStorage smallStatements = new PgCheckpointStorage(sql.pool(), PgCheckpointStorage.REBUILD_WINDOW, 3);
+    List<CustomCheckpoint> transaction = new ArrayList<>();
+    for (int i = 0; i < 7; i++) {
+      transaction.add(new CustomCheckpoint(FullUserId.of("u" + i, "c"), i + 1, false));
+    }
+    Await.result(smallStatements.storeCustom(H1, transaction));
+    assertEquals(3, sql.count("SELECT count(DISTINCT xmin::text) FROM ackpoint_write_checkpoints"), "3 statements of at most 3 users");
+    assertEquals(7, Await.result(smallStatements.markProcessed(H1)).size());
   }
 
   @Test
