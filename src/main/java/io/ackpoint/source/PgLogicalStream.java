@@ -66,7 +66,9 @@ final class PgLogicalStream implements AutoCloseable {
   private long confirmed;
   /** The commit position of custom checkpoints handed out by {@link #next()} and not yet confirmed; null when none. */
   private String unconfirmedCustom;
+  /** When a byte last arrived: a message, or a keepalive (which PgJDBC consumes without showing it). */
   private long lastMessageNanos = System.nanoTime();
+  private long lastReplyRequestNanos = System.nanoTime();
   private volatile boolean aborted;
 
   private PgLogicalStream(Connection connection, PGReplicationStream stream, PgOutputDecoder decoder, Duration silenceLimit,
@@ -84,6 +86,15 @@ final class PgLogicalStream implements AutoCloseable {
    * checkpoint mode), else the publication stays empty.
    */
   static PgLogicalStream open(String uri, ReplicationConfig config, CustomTable customTable) throws SQLException {
+    return open(uri, config, customTable, silenceLimit(config));
+  }
+
+  /**
+   * Opens the stream, presumed dead after {@code silenceLimit} without a byte (or the server's
+   * wal_sender_timeout, if longer: a walsender busy decoding answers at most that often).
+   */
+  static PgLogicalStream open(String uri, ReplicationConfig config, CustomTable customTable, Duration silenceLimit)
+      throws SQLException {
     PgConnectOptions options = PgConnectOptions.fromUri(uri);
     String url = "jdbc:postgresql://" + options.getHost() + ":" + options.getPort() + "/" + options.getDatabase();
     Properties props = new Properties();
@@ -97,10 +108,13 @@ final class PgLogicalStream implements AutoCloseable {
     // A silently dead connection must not stall acknowledgements: the server sends keepalives and
     // the heartbeat marker moves the stream, so a read that sees nothing for this long means the
     // connection is gone, and the follower reconnects.
-    PGProperty.SOCKET_TIMEOUT.set(props, (int) silenceLimit(config).toSeconds());
+    PGProperty.SOCKET_TIMEOUT.set(props, (int) Math.max(1, silenceLimit.toSeconds()));
+    Duration silence;
     try (Connection c = DriverManager.getConnection(url, props)) {
       Publication.ensure(c, config.publication(), customTable);
+      silence = max(silenceLimit, walSenderTimeout(c));
     }
+    PGProperty.SOCKET_TIMEOUT.set(props, (int) Math.max(1, silence.toSeconds()));
 
     PGProperty.REPLICATION.set(props, "database");
     PGProperty.ASSUME_MIN_SERVER_VERSION.set(props, "10");
@@ -126,8 +140,7 @@ final class PgLogicalStream implements AutoCloseable {
           .withSlotOption("messages", "true")
           .withStatusInterval((int) config.statusInterval().toMillis(), TimeUnit.MILLISECONDS)
           .start();
-      return new PgLogicalStream(connection, stream, new PgOutputDecoder(customTable),
-          silenceLimit(config), config.statusInterval());
+      return new PgLogicalStream(connection, stream, new PgOutputDecoder(customTable), silence, config.statusInterval());
     } catch (SQLException | RuntimeException e) {
       connection.close();
       throw e;
@@ -137,6 +150,18 @@ final class PgLogicalStream implements AutoCloseable {
   /** The heartbeat marker moves the stream at least this often; silence beyond means a dead connection. */
   private static Duration silenceLimit(ReplicationConfig config) {
     return Duration.ofSeconds(Math.max(60, config.heartbeatInterval().toSeconds() * 3));
+  }
+
+  /** The server's wal_sender_timeout (0 when disabled). */
+  private static Duration walSenderTimeout(Connection connection) throws SQLException {
+    try (Statement s = connection.createStatement();
+         ResultSet rs = s.executeQuery("SELECT setting::bigint FROM pg_settings WHERE name = 'wal_sender_timeout'")) {
+      return Duration.ofMillis(rs.next() ? Math.max(0, rs.getLong(1)) : 0);
+    }
+  }
+
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
   }
 
   /**
@@ -200,14 +225,28 @@ final class PgLogicalStream implements AutoCloseable {
         return null;
       }
       confirmIdle();
-      if (System.nanoTime() - lastMessageNanos > silenceLimitNanos) {
-        throw new SQLException("no replication message for " + Duration.ofNanos(silenceLimitNanos).toSeconds()
-            + " s although a heartbeat marker is written more often: the connection is presumed dead");
+      long now = System.nanoTime();
+      if (now - lastMessageNanos > silenceLimitNanos) {
+        throw new SQLException("nothing from the replication connection for " + Duration.ofNanos(silenceLimitNanos).toSeconds()
+            + " s although a heartbeat marker is written more often and a reply was asked for: the connection is presumed dead");
+      }
+      if (now - lastMessageNanos > silenceLimitNanos / 4 && now - lastReplyRequestNanos > silenceLimitNanos / 4) {
+        // A walsender decoding a large transaction (even one of tables it does not publish, whose
+        // changes it reads and leaves out) sends nothing for as long. It reads replies meanwhile at
+        // least every wal_sender_timeout / 2 (PostgreSQL 15 on) and answers one that asks for it
+        // with a keepalive: silence then means a dead connection or server, not a busy one.
+        stream.forceUpdateStatus();
+        lastReplyRequestNanos = now;
       }
       boolean ended;
       try {
         // The follower's own worker thread, idle between messages.
-        ended = idle.await(idleTickMillis) == COMMAND_COMPLETE;
+        int next = idle.await(idleTickMillis);
+        if (next != -1) {
+          // A byte arrived: if readPending does not show it, it was a keepalive, a sign of life too.
+          lastMessageNanos = System.nanoTime();
+        }
+        ended = next == COMMAND_COMPLETE;
       } catch (SQLException e) {
         if (aborted) {
           return null;

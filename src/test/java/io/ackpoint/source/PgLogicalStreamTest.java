@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -61,6 +62,27 @@ class PgLogicalStreamTest {
       stream.confirm(observed.position());
     }
     return observed;
+  }
+
+  /**
+   * A walsender decoding a large transaction (here the changes of a table it does not publish, read
+   * and left out) sends nothing while it does, for longer than the stream's silence limit: the
+   * stream asks it for a reply, and is not taken for dead while it gets keepalives.
+   */
+  @Test
+  void aStreamIsNotPresumedDeadWhileTheServerDecodesALargeTransaction() throws SQLException {
+    sql.query("CREATE TABLE filler (n INT)");
+    sql.query("DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET wal_sender_timeout = ''2s''', current_database()); END $$");
+    AckpointConfig quickStatus = TestAckpoint.config(TestAckpoint.configJson(db)
+        .put("replication", new JsonObject().put("follower", true).put("slot_name", config.replication().slotName())
+            .put("heartbeat_interval", "5s").put("status_interval", "400ms"))
+        .put("checkpoints", new JsonObject().put("mode", "custom")));
+    try (PgLogicalStream stream = PgLogicalStream.open(db, quickStatus.replication(), quickStatus.checkpoints().custom(),
+        Duration.ofSeconds(4))) {
+      sql.query("INSERT INTO filler SELECT generate_series(1, 2500000)");
+      sql.query("INSERT INTO checkpoints (user_id, checkpoint, client_id) VALUES ('u', 9, 'c1')");
+      assertEquals(9, nextCustom(stream).custom().get(0).checkpoint());
+    }
   }
 
   @Test
