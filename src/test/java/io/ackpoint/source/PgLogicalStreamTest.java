@@ -3,9 +3,11 @@ package io.ackpoint.source;
 import io.ackpoint.config.AckpointConfig;
 import io.ackpoint.core.CustomCheckpoint;
 import io.ackpoint.core.FullUserId;
+import io.ackpoint.support.Await;
 import io.ackpoint.support.Sql;
 import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestDatabase;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
@@ -79,9 +81,13 @@ class PgLogicalStreamTest {
         .put("checkpoints", new JsonObject().put("mode", "custom")));
     try (PgLogicalStream stream = PgLogicalStream.open(db, quickStatus.replication(), quickStatus.checkpoints().custom(),
         Duration.ofSeconds(4))) {
-      sql.query("INSERT INTO filler SELECT generate_series(1, 2500000)");
-      sql.query("INSERT INTO checkpoints (user_id, checkpoint, client_id) VALUES ('u', 9, 'c1')");
+      // Written while the stream is read: a stream left unread sends no status update, and the
+      // server (2 s) would end it before the decoding this test is about.
+      Future<?> written = sql.pool().query("INSERT INTO filler SELECT generate_series(1, 2500000)").execute()
+          .compose(filled -> sql.pool().query("INSERT INTO checkpoints (user_id, checkpoint, client_id) VALUES ('u', 9, 'c1')")
+              .execute());
       assertEquals(9, nextCustom(stream).custom().get(0).checkpoint());
+      Await.result(written);
     }
   }
 
