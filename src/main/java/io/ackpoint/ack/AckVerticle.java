@@ -15,6 +15,8 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Acknowledgements on this node: hears every applied position (from this node's engine or the one
@@ -24,6 +26,8 @@ import io.vertx.core.json.JsonObject;
  * user and about the legacy head wait. Every node of a cluster runs one.
  */
 public final class AckVerticle extends VerticleBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(AckVerticle.class);
 
   /** Marks an announcement this node read back from storage: it tells only this node's streams and consumers. */
   private static final String READ_BACK_HEADER = "ackpoint-read-back";
@@ -61,7 +65,10 @@ public final class AckVerticle extends VerticleBase {
     // Awaited, so that no stream of this node opens before it: a checkpoint marked after a stream
     // read storage must be after the position the node counts from. A failed read leaves the node
     // counting from its first announcement.
-    Future<Void> counting = history.latestProcessed().onSuccess(missed::startFrom).<Void>mapEmpty().otherwiseEmpty();
+    Future<Void> counting = history.latestProcessed().onSuccess(missed::startFrom)
+        .onFailure(e -> LOG.warn("could not read the latest acknowledgement at start ({}): until this node hears one,"
+            + " an acknowledgement it missed is not read back", e.getMessage()))
+        .<Void>mapEmpty().otherwiseEmpty();
     var bus = vertx.eventBus();
     return Future.all(counting,
         bus.<PositionReached>consumer(addresses.positionReached(), msg -> {

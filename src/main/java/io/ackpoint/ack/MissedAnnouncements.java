@@ -20,7 +20,8 @@ import java.util.function.BiConsumer;
  * read back. So does an engine's first announcement after a statement that failed: it may have
  * committed, its answer lost. Until a node hears its first announcement it counts from the latest
  * position storage held processed when it started ({@link #startFrom}): its streams opened since
- * read storage, and an engine applies positions at or beyond those the engines before it applied.
+ * read storage, and an engine that goes on applying positions beyond it is read back. (One that
+ * re-applies a lower position after a failover, then dies before announcing, is not: a gap left.)
  * Storage is the truth; an acknowledgement told twice is harmless (streams and waiters keep the
  * greatest id), one never told is not. Used on the acknowledgement verticle's event loop.
  */

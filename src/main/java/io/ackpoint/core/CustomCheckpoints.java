@@ -12,6 +12,13 @@ import java.util.Map;
 /** The event-bus form of custom checkpoints committed at one position. */
 public final class CustomCheckpoints {
 
+  /**
+   * Users stored per statement: one statement for a bulk transaction could outlast the statement
+   * timeout, be cancelled, and be sent again by the slot for ever. It is also the unit that
+   * {@code custom.store_timeout} bounds.
+   */
+  public static final int PER_STATEMENT = 5_000;
+
   private CustomCheckpoints() {
   }
 

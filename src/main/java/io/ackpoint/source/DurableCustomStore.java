@@ -9,8 +9,10 @@ import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -26,37 +28,74 @@ final class DurableCustomStore {
   private final EventBus bus;
   private final String address;
   private final Duration timeout;
+  private final Duration keepAliveEvery;
 
-  DurableCustomStore(EventBus bus, String address, Duration timeout) {
+  /**
+   * {@code timeout}: for each {@link CustomCheckpoints#PER_STATEMENT} checkpoints of a transaction
+   * (storage writes them that many per statement, so a bulk transaction takes that much longer).
+   * {@code keepAliveEvery}: how often the waiting thread runs its keep-alive.
+   */
+  DurableCustomStore(EventBus bus, String address, Duration timeout, Duration keepAliveEvery) {
     this.bus = bus;
     this.address = address;
     this.timeout = timeout;
+    this.keepAliveEvery = keepAliveEvery;
   }
 
-  /** Returns once the rows are durable; throws if storage failed or did not answer within the timeout. */
-  void store(String position, List<CustomCheckpoint> checkpoints) throws FollowerFailure {
+  /**
+   * Returns once the rows are durable; throws if storage failed or did not answer in time.
+   * {@code keepAlive} runs every {@code keepAliveEvery} meanwhile: the replication connection
+   * waits too, and a server hears nothing from it otherwise (it ends a silent stream after its
+   * wal_sender_timeout, which a bulk transaction's store can outlast).
+   */
+  void store(String position, List<CustomCheckpoint> checkpoints, KeepAlive keepAlive) throws FollowerFailure {
     if (Context.isOnEventLoopThread()) {
       throw new IllegalStateException("custom checkpoints are stored from the follower's worker thread, never an event loop");
     }
-    DeliveryOptions options = new DeliveryOptions().setSendTimeout(timeout.toMillis());
+    long limit = timeoutFor(checkpoints.size()).toMillis();
+    DeliveryOptions options = new DeliveryOptions().setSendTimeout(limit);
     try {
-      bus.request(address, CustomCheckpoints.toJson(position, checkpoints), options)
-          .toCompletionStage().toCompletableFuture()
-          // The send timeout fails the request first; this bound only guards against a lost reply.
-          .get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS);
+      CompletableFuture<?> stored = bus.request(address, CustomCheckpoints.toJson(position, checkpoints), options)
+          .toCompletionStage().toCompletableFuture();
+      // The send timeout fails the request first; this bound only guards against a lost reply.
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(limit + 1_000);
+      while (true) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new TimeoutException();
+        }
+        try {
+          stored.get(Math.min(left, keepAliveEvery.toNanos()), TimeUnit.NANOSECONDS);
+          return;
+        } catch (TimeoutException stillStoring) {
+          keepAlive.run();
+        }
+      }
     } catch (ExecutionException e) {
-      throw notStored(position, checkpoints, why(e.getCause()), e.getCause());
+      throw notStored(position, checkpoints, why(e.getCause(), limit), e.getCause());
     } catch (TimeoutException e) {
-      throw notStored(position, checkpoints, "no answer within " + timeout.toMillis() + " ms", e);
+      throw notStored(position, checkpoints, "no answer within " + limit + " ms", e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw notStored(position, checkpoints, "interrupted", e);
+    } catch (SQLException e) {
+      throw notStored(position, checkpoints, "the replication connection failed meanwhile: " + e.getMessage(), e);
     }
   }
 
-  private String why(Throwable failure) {
+  /** {@code custom.store_timeout} for each {@link CustomCheckpoints#PER_STATEMENT} checkpoints, at least once. */
+  Duration timeoutFor(int checkpoints) {
+    return timeout.multipliedBy(Math.max(1, (checkpoints + CustomCheckpoints.PER_STATEMENT - 1) / CustomCheckpoints.PER_STATEMENT));
+  }
+
+  /** What the waiting thread does now and then: tells the replication server it is alive. */
+  interface KeepAlive {
+    void run() throws SQLException;
+  }
+
+  private static String why(Throwable failure, long limit) {
     if (failure instanceof ReplyException reply && reply.failureType() == ReplyFailure.TIMEOUT) {
-      return "storage did not confirm them within custom.store_timeout (" + timeout.toMillis() + " ms)";
+      return "storage did not confirm them within custom.store_timeout (" + limit + " ms for them)";
     }
     if (failure instanceof ReplyException reply && reply.failureType() == ReplyFailure.NO_HANDLERS) {
       return "the acknowledgement verticle is not running";

@@ -264,6 +264,11 @@ final class PgLogicalStream implements AutoCloseable {
     return message;
   }
 
+  /** A status update, with what was confirmed so far: the server hears from a stream not read for a while. */
+  void keepAlive() throws SQLException {
+    stream.forceUpdateStatus();
+  }
+
   /**
    * Tells the source the stream was consumed up to {@code position}, so it can recycle the WAL
    * before it and never sends it again. The caller confirms a position only once everything before

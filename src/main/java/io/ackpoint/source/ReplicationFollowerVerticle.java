@@ -65,7 +65,8 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
   public Future<?> start() {
     health = vertx.eventBus().localConsumer(addresses.healthReplication(), msg -> msg.reply(status.current().toJson()));
     if (customTable != null) {
-      customStore = new DurableCustomStore(vertx.eventBus(), addresses.customCheckpoints(), customTable.storeTimeout());
+      customStore = new DurableCustomStore(vertx.eventBus(), addresses.customCheckpoints(), customTable.storeTimeout(),
+          config.statusInterval());
     }
     heartbeatTimer = vertx.setPeriodic(config.heartbeatInterval().toMillis(), id -> heartbeat());
     vertx.setPeriodic(config.statusInterval().toMillis(), id -> statusTick());
@@ -125,7 +126,7 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
           if (!observed.custom().isEmpty()) {
             // Blocks this worker thread until the rows are durable, or throws: the stream then
             // restarts from the last confirmed position and the slot sends them again.
-            customStore.store(observed.position(), observed.custom());
+            customStore.store(observed.position(), observed.custom(), stream::keepAlive);
           }
           vertx.eventBus().send(addresses.positionObserved(), observed.position());
           stream.confirm(observed.position());

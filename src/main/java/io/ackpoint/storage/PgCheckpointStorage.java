@@ -54,8 +54,6 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   /** Rows per statement when the pending queue is rebuilt. */
   static final int REBUILD_WINDOW = 10_000;
 
-  /** Users per statement when custom checkpoints are stored. */
-  static final int CUSTOM_CHUNK = 5_000;
 
   private final Pool pool;
   private final PendingQueueVacuum vacuum;
@@ -63,11 +61,11 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   private final int customChunk;
 
   public PgCheckpointStorage(Pool pool) {
-    this(pool, REBUILD_WINDOW, CUSTOM_CHUNK);
+    this(pool, REBUILD_WINDOW, CustomCheckpoints.PER_STATEMENT);
   }
 
   PgCheckpointStorage(Pool pool, int rebuildWindow) {
-    this(pool, rebuildWindow, CUSTOM_CHUNK);
+    this(pool, rebuildWindow, CustomCheckpoints.PER_STATEMENT);
   }
 
   PgCheckpointStorage(Pool pool, int rebuildWindow, int customChunk) {
@@ -172,9 +170,8 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   }
 
   /**
-   * A transaction may carry any number of custom checkpoints: one statement for all of them could
-   * outlast the statement timeout, be cancelled, and be sent again by the slot for ever. Each chunk
-   * of users is a statement of its own. Chunks are idempotent (a greater id raises, an equal one
+   * A transaction may carry any number of custom checkpoints: each chunk of users
+   * ({@link CustomCheckpoints#PER_STATEMENT}) is a statement of its own. Chunks are idempotent (a greater id raises, an equal one
    * refreshes), so those stored before a failure are stored again harmlessly when the slot sends the
    * transaction again; and none is acknowledged early: their head is the commit's position, which
    * reaches the engine only after the last chunk.
