@@ -66,16 +66,22 @@ final class MissedAnnouncements {
     }
   }
 
-  /** One read at a time, in the order the gaps were found. */
+  /**
+   * One read at a time, in the order the gaps were found. Most find nothing (an engine's first
+   * announcement at every start asks for one): only a read that finds something is logged at INFO.
+   */
   private void readBack(String after, String upTo) {
-    LOG.info("reading back acknowledgements announced after {}{} that this node may have missed", after,
-        upTo == null ? " (an engine may have applied them unannounced: it died, or a statement's answer was lost)"
-            : " up to " + upTo);
+    LOG.debug("reading back acknowledgements processed after '{}' up to {}", after, upTo == null ? "now" : upTo);
     reading = reading.transform(ignored -> read(after, upTo, ATTEMPTS));
   }
 
   private Future<Void> read(String after, String upTo, int attempts) {
     return history.processedBetween(after, upTo).map(byPosition -> {
+      if (!byPosition.isEmpty()) {
+        LOG.info("read back the acknowledgements of {} position(s) after '{}' that this node may have missed{}",
+            byPosition.size(), after, upTo == null
+                ? " (an engine started, or a statement's answer was lost)" : " (up to " + upTo + ")");
+      }
       byPosition.forEach(recovered);
       return (Void) null;
     }).recover(e -> {
