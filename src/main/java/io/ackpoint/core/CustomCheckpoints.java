@@ -43,12 +43,12 @@ public final class CustomCheckpoints {
 
   /**
    * One checkpoint per full user id, as storage keeps them: of the checkpoints of one transaction,
-   * the greatest id wins, with its request flag.
+   * the greatest id wins, with its request flag; of equal ones, the later row's flag.
    */
   public static Collection<CustomCheckpoint> latestPerUser(List<CustomCheckpoint> checkpoints) {
     Map<FullUserId, CustomCheckpoint> latest = new LinkedHashMap<>();
     for (CustomCheckpoint c : checkpoints) {
-      latest.merge(c.user(), c, (a, b) -> b.checkpoint() > a.checkpoint() ? b : a);
+      latest.merge(c.user(), c, (a, b) -> b.checkpoint() >= a.checkpoint() ? b : a);
     }
     return latest.values();
   }

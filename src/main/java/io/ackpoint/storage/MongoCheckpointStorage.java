@@ -172,11 +172,10 @@ public final class MongoCheckpointStorage implements CheckpointStorage {
       operations.add(BulkOperation.createUpdate(key.copy().put(CHECKPOINT, new JsonObject().put("$lt", c.checkpoint())),
           new JsonObject().put("$set", state).put("$unset", new JsonObject().put(ACKNOWLEDGED, "")), false, true));
       operations.add(BulkOperation.createUpdate(key, new JsonObject().put("$setOnInsert", state), true, false));
-      if (c.request()) {
-        // An equal id repeated as a request only refreshes its request time, as the checkpoint-request route does.
-        operations.add(BulkOperation.createUpdate(key.copy().put(CHECKPOINT, c.checkpoint()),
-            new JsonObject().put("$set", new JsonObject().put(REQUESTED, now)), false, true));
-      }
+      // An equal id only sets its request time by its flag: refreshed as the checkpoint-request route
+      // does, or cleared (kept from compaction for good), as PostgreSQL's STORE_CUSTOM does.
+      operations.add(BulkOperation.createUpdate(key.copy().put(CHECKPOINT, c.checkpoint()),
+          new JsonObject().put("$set", new JsonObject().put(REQUESTED, c.request() ? now : null)), false, true));
     }
     if (operations.isEmpty()) {
       return Future.succeededFuture();

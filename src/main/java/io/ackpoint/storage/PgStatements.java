@@ -120,9 +120,10 @@ final class PgStatements {
 
   /**
    * Custom checkpoints of one transaction, the greatest per user: a greater id raises the row (pending
-   * again at the transaction's position), an equal one flagged as a request only refreshes
-   * {@code checkpoint_requested_at}, as the checkpoint-request route does (an application that
-   * repeats a request keeps it from compaction), a lower one changes nothing.
+   * again at the transaction's position), an equal one only sets {@code checkpoint_requested_at} by
+   * its request flag (an application that repeats a request keeps it from compaction, as the
+   * checkpoint-request route does; one that repeats it without the flag keeps it for good), a
+   * lower one changes nothing.
    */
   static final String STORE_CUSTOM = """
       WITH req AS (
@@ -139,9 +140,9 @@ final class PgStatements {
         RETURNING c.id
       ),
       refreshed AS (
-        UPDATE ackpoint_write_checkpoints c SET checkpoint_requested_at = now()
+        UPDATE ackpoint_write_checkpoints c SET checkpoint_requested_at = CASE WHEN r.request THEN now() END
           FROM req r
-         WHERE c.user_id = r.user_id AND c.client_id = r.client_id AND c.write_checkpoint = r.checkpoint AND r.request
+         WHERE c.user_id = r.user_id AND c.client_id = r.client_id AND c.write_checkpoint = r.checkpoint
       ),
       created AS (
         INSERT INTO ackpoint_write_checkpoints (user_id, client_id, write_checkpoint, lsns, checkpoint_requested_at)

@@ -141,6 +141,18 @@ interface AcknowledgementContract {
     assertTrue(app.requestedAt().isAfter(aged), "a request repeated is not compacted away");
   }
 
+  /** The application's latest row for an id says whether it is a request: one repeated without the flag is kept from compaction. */
+  @Test
+  default void aCustomCheckpointRepeatedWithoutTheRequestFlagIsNoLongerCompactable() {
+    backend().migrate();
+    Await.result(storage().storeCustom(H1, List.of(new CustomCheckpoint(user("app"), 7, true))));
+    Await.result(storage().storeCustom(H2, List.of(new CustomCheckpoint(user("app"), 7, false))));
+    assertNull(backend().row("app").requestedAt(), "across transactions");
+    Await.result(storage().storeCustom(H2, List.of(new CustomCheckpoint(user("one"), 4, true),
+        new CustomCheckpoint(user("one"), 4, false))));
+    assertNull(backend().row("one").requestedAt(), "within one transaction, the later row");
+  }
+
   @Test
   default void storageAnswersAPingAndCountsItsRows() {
     backend().migrate();
