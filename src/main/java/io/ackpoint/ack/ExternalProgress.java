@@ -1,5 +1,6 @@
 package io.ackpoint.ack;
 
+import io.ackpoint.core.PositionFormat;
 import io.ackpoint.source.ReplicationSource;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -87,7 +88,7 @@ final class ExternalProgress {
         reject("position " + bogus + " is beyond the source's head " + knownHead);
       }
       // Any position at or before a head the source answered is possible, whenever it arrived.
-      String greatest = later(judged.floor(knownHead), waiting.floor(knownHead));
+      String greatest = PositionFormat.later(judged.floor(knownHead), waiting.floor(knownHead));
       waiting.headSet(knownHead, true).clear();
       if (greatest != null) {
         accepted.accept(greatest);
@@ -100,10 +101,6 @@ final class ExternalProgress {
     while (positions.size() > MAX_WAITING) {
       positions.pollFirst();
     }
-  }
-
-  private static String later(String a, String b) {
-    return a == null || (b != null && b.compareTo(a) > 0) ? b : a;
   }
 
   private void reject(String why) {

@@ -22,13 +22,7 @@ public record HeadedBatch(String head, StoredBatch stored, String marker) implem
    * no less, and is never acknowledged early. The later marker, too, follows both commits.
    */
   public HeadedBatch plus(HeadedBatch other) {
-    return new HeadedBatch(later(head, other.head), stored.plus(other.stored), later(marker, other.marker));
-  }
-
-  private static String later(String a, String b) {
-    if (a == null || b == null) {
-      return a == null ? b : a;
-    }
-    return a.compareTo(b) >= 0 ? a : b;
+    return new HeadedBatch(PositionFormat.later(head, other.head), stored.plus(other.stored),
+        PositionFormat.later(marker, other.marker));
   }
 }

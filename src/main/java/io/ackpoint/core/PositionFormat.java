@@ -15,4 +15,12 @@ public interface PositionFormat {
    * which replication lag is told (bytes of WAL for PostgreSQL).
    */
   long ordinal(String position);
+
+  /** The later of two positions in canonical form (of any source: they compare as text); either may be null. */
+  static String later(String a, String b) {
+    if (a == null || b == null) {
+      return a == null ? b : a;
+    }
+    return a.compareTo(b) >= 0 ? a : b;
+  }
 }

@@ -108,13 +108,13 @@ final class PgLogicalStream implements AutoCloseable {
     // A silently dead connection must not stall acknowledgements: the server sends keepalives and
     // the heartbeat marker moves the stream, so a read that sees nothing for this long means the
     // connection is gone, and the follower reconnects.
-    PGProperty.SOCKET_TIMEOUT.set(props, (int) Math.max(1, silenceLimit.toSeconds()));
+    readTimeout(props, silenceLimit);
     Duration silence;
     try (Connection c = DriverManager.getConnection(url, props)) {
       Publication.ensure(c, config.publication(), customTable);
       silence = max(silenceLimit, walSenderTimeout(c));
     }
-    PGProperty.SOCKET_TIMEOUT.set(props, (int) Math.max(1, silence.toSeconds()));
+    readTimeout(props, silence);
 
     PGProperty.REPLICATION.set(props, "database");
     PGProperty.ASSUME_MIN_SERVER_VERSION.set(props, "10");
@@ -150,6 +150,10 @@ final class PgLogicalStream implements AutoCloseable {
   /** The heartbeat marker moves the stream at least this often; silence beyond means a dead connection. */
   private static Duration silenceLimit(ReplicationConfig config) {
     return Duration.ofSeconds(Math.max(60, config.heartbeatInterval().toSeconds() * 3));
+  }
+
+  private static void readTimeout(Properties props, Duration timeout) {
+    PGProperty.SOCKET_TIMEOUT.set(props, (int) Math.max(1, timeout.toSeconds()));
   }
 
   /** The server's wal_sender_timeout (0 when disabled). */
@@ -235,7 +239,7 @@ final class PgLogicalStream implements AutoCloseable {
         // changes it reads and leaves out) sends nothing for as long. It reads replies meanwhile at
         // least every wal_sender_timeout / 2 (PostgreSQL 15 on) and answers one that asks for it
         // with a keepalive: silence then means a dead connection or server, not a busy one.
-        stream.forceUpdateStatus();
+        keepAlive();
         lastReplyRequestNanos = now;
       }
       boolean ended;

@@ -1,6 +1,7 @@
 package io.ackpoint.storage;
 
 import io.ackpoint.core.CheckpointWrite;
+import io.ackpoint.core.PositionFormat;
 import io.ackpoint.core.WriteOutcome;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.mongo.BulkOperation;
@@ -85,8 +86,7 @@ record UserPlan(CheckpointWrite write, List<BulkOperation> operations, WriteOutc
    * PostgreSQL's {@code STORE_BATCH} explains.
    */
   private static JsonObject later(JsonObject held, JsonObject batch) {
-    String heldHead = held.getString("1");
-    return heldHead != null && heldHead.compareTo(batch.getString("1")) > 0 ? held : batch;
+    return new JsonObject().put("1", PositionFormat.later(held.getString("1"), batch.getString("1")));
   }
 
   /**
