@@ -22,6 +22,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
@@ -59,6 +60,7 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   private final PendingQueueVacuum vacuum;
   private final PendingQueueRebuild rebuild;
   private final int customChunk;
+  private final int markWindow;
 
   public PgCheckpointStorage(Pool pool) {
     this(pool, REBUILD_WINDOW, CustomCheckpoints.PER_STATEMENT);
@@ -71,6 +73,8 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   PgCheckpointStorage(Pool pool, int rebuildWindow, int customChunk) {
     this.pool = pool;
     this.customChunk = customChunk;
+    // Rows marked per statement: the same bound as a window of the queue's rebuild.
+    this.markWindow = rebuildWindow;
     this.vacuum = new PendingQueueVacuum(pool);
     this.rebuild = new PendingQueueRebuild(pool, rebuildWindow);
   }
@@ -220,19 +224,43 @@ public final class PgCheckpointStorage implements CheckpointStorage {
 
   /** The users acknowledged at {@code position}, or {@code null} if the pending queue must be rebuilt first. */
   private Future<List<Reached>> markQueued(String position) {
-    return guarded(pool.preparedQuery(MARK_PROCESSED).execute(Tuple.of(position)).map(rows -> {
-      List<Reached> reached = new ArrayList<>(rows.rowCount());
-      for (Row row : rows) {
-        if (row.getString(0) == null) {
-          return null;
-        }
-        reached.add(new Reached(new FullUserId(row.getString(0), row.getString(1)), row.getLong(2)));
+    Map<FullUserId, Long> reached = new LinkedHashMap<>();
+    return markWindow(position, reached, false).map(complete -> {
+      if (!complete) {
+        return (List<Reached>) null;
       }
-      return reached;
-    })).onSuccess(reached -> {
-      if (reached != null) {
+      List<Reached> all = new ArrayList<>(reached.size());
+      reached.forEach((user, id) -> all.add(new Reached(user, id)));
+      return all;
+    }).onSuccess(all -> {
+      if (all != null) {
         vacuum.dequeued();
       }
+    });
+  }
+
+  /**
+   * One statement of {@link PgStatements#MARK_PROCESSED}, then the next while each takes its full
+   * count of entries; a user marked by two keeps its greatest id. Answers whether the queue was
+   * complete. A failure after a statement committed says that some rows may be marked.
+   */
+  private Future<Boolean> markWindow(String position, Map<FullUserId, Long> reached, boolean marked) {
+    return pool.preparedQuery(MARK_PROCESSED).execute(Tuple.of(position, markWindow)).transform(ar -> {
+      if (ar.failed()) {
+        return Future.failedFuture(marked ? new PartlyMarkedException(ar.cause()) : AckpointError.STORAGE_UNAVAILABLE.exception(ar.cause()));
+      }
+      Long taken = null;
+      for (Row row : ar.result()) {
+        if (row.getString(0) == null) {
+          taken = row.getLong(2);
+        } else {
+          reached.merge(new FullUserId(row.getString(0), row.getString(1)), row.getLong(2), Math::max);
+        }
+      }
+      if (taken == null) {
+        return Future.succeededFuture(false);
+      }
+      return taken < markWindow ? Future.succeededFuture(true) : markWindow(position, reached, true);
     });
   }
 
@@ -244,6 +272,9 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   @Override
   public boolean mayHaveMarked(Throwable failure) {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof PartlyMarkedException) {
+        return true;
+      }
       if (cause instanceof PgException pg) {
         return !"ERROR".equals(pg.getSeverity());
       }
@@ -275,5 +306,12 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   @Override
   public Future<Void> ping() {
     return guarded(pool.query("SELECT 1").execute().mapEmpty());
+  }
+
+  /** Marking failed after some of its statements committed: rows are marked that nobody was told of. */
+  private static final class PartlyMarkedException extends RuntimeException {
+    PartlyMarkedException(Throwable cause) {
+      super(AckpointError.STORAGE_UNAVAILABLE.exception(cause).getMessage(), cause);
+    }
   }
 }

@@ -231,14 +231,21 @@ final class PgStatements {
   // same order as a batch locks them (user key, then row id), so the two never deadlock; the lock
   // re-checks the conditions, so a row raised to a later head meanwhile stays pending. Duplicate
   // rows of one user (older installs) are answered once, with their greatest id, so that nobody is
-  // told of a lower id after a higher one.
+  // told of a lower id after a higher one. At most $2 queue entries per statement, the oldest heads
+  // first: a position after a bulk transaction or a long outage is due for any number of rows, more
+  // than one statement marks within statement_timeout. The last row answers how many entries were
+  // taken (null when the queue lost its proof of completeness); the caller repeats while a
+  // statement takes its full count.
   static final String MARK_PROCESSED = """
       WITH queue AS MATERIALIZED (
         SELECT %s AS complete
       ),
       dequeued AS (
         DELETE FROM ackpoint_pending
-         WHERE head > '' AND head <= $1 AND (SELECT complete FROM queue)
+         WHERE ctid = ANY (ARRAY(
+           SELECT ctid FROM ackpoint_pending
+            WHERE head > '' AND head <= $1 AND (SELECT complete FROM queue)
+            ORDER BY head, id LIMIT $2))
         RETURNING id
       ),
       due AS (
@@ -256,7 +263,7 @@ final class PgStatements {
       )
       SELECT user_id, client_id, max(write_checkpoint) FROM marked GROUP BY user_id, client_id
       UNION ALL
-      SELECT NULL, NULL, NULL WHERE NOT (SELECT complete FROM queue)
+      SELECT NULL, NULL, CASE WHEN (SELECT complete FROM queue) THEN (SELECT count(*) FROM dequeued) END
       """.formatted(QUEUE_COMPLETE);
 
   /**

@@ -200,6 +200,26 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
     assertEquals(7, Await.result(smallStatements.markProcessed(H1)).size());
   }
 
+  /**
+   * A position after a bulk transaction or a long outage is due for any number of rows, more than
+   * one statement marks within the statement timeout (which would then cancel it at every retry):
+   * they are marked a bounded number per statement, all of them, each user told once.
+   */
+  @Test
+  void aPositionDueForManyRowsMarksThemInStatementsOfBoundedSize() {
+    backend.migrate();
+    PgCheckpointStorage smallStatements = new PgCheckpointStorage(sql.pool(), 3);
+    assertEquals(List.of(), Await.result(smallStatements.markProcessed(H1)), "proves the empty queue complete");
+    List<CheckpointWrite> writes = new ArrayList<>();
+    for (int i = 0; i < 7; i++) {
+      writes.add(CheckpointWrite.requested(FullUserId.of("u" + i, "c"), i + 1));
+    }
+    Await.result(smallStatements.store(H1, writes));
+    assertEquals(7, Await.result(smallStatements.markProcessed(H1)).size());
+    assertEquals(3, sql.count("SELECT count(DISTINCT xmin::text) FROM ackpoint_write_checkpoints"), "3 statements of at most 3 rows");
+    assertEquals(List.of(), Await.result(smallStatements.markProcessed(H1)));
+  }
+
   @Test
   void rowsPendingBeforeTheUpgradeToThePendingQueueAreAcknowledged() {
     Await.result(PgMigrations.migrate(sql.pool(), PgMigrations.MIGRATIONS.subList(0, 5)));
