@@ -12,8 +12,16 @@ public sealed interface WriteOutcome {
    * Written. Supplied requests of the user are answered {@code checkpoint}, the id storage holds
    * now; generated requests {@code generated}, the new id made for them ({@code 0} when the batch
    * had none for this user). {@code pending}: the user's checkpoint still waits for replication.
+   * {@code pendingHead}: while pending, the head replication must pass for {@code checkpoint}, given
+   * only by storage whose acknowledgement of a position at or past it records {@code checkpoint}
+   * whatever later writes do to the row; null otherwise.
    */
-  record Stored(long checkpoint, long generated, boolean pending) implements WriteOutcome {
+  record Stored(long checkpoint, long generated, boolean pending, String pendingHead) implements WriteOutcome {
+
+    /** Written, with no head to release the checkpoint at (see {@link io.ackpoint.ack.EarlyReleases}). */
+    public Stored(long checkpoint, long generated, boolean pending) {
+      this(checkpoint, generated, pending, null);
+    }
   }
 
   /**

@@ -143,8 +143,8 @@ public final class PgCheckpointStorage implements CheckpointStorage {
         Long generatedId = row.getLong(4);
         outcomes.put(user, row.getBoolean(5)
             ? new WriteOutcome.Exhausted(checkpoint, userPending)
-            : new WriteOutcome.Stored(checkpoint, generatedId == null ? 0 : generatedId, userPending));
-        heads.seen(row.getString(6));
+            : new WriteOutcome.Stored(checkpoint, generatedId == null ? 0 : generatedId, userPending, row.getString(6)));
+        heads.seen(row.getString(7));
       }
       List<CheckpointWrite> missing = new ArrayList<>();
       for (CheckpointWrite w : writes) {

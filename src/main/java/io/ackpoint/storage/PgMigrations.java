@@ -107,6 +107,12 @@ public final class PgMigrations {
       // version are covered too); no index covers it, so the updates stay HOT.
       new Migration(7, "acknowledged id kept while a later one is pending", """
           ALTER TABLE ackpoint_write_checkpoints ADD COLUMN acknowledged_checkpoint BIGINT;
+          """),
+      // A queue entry carries the id it was queued for, so that a position passing its head records
+      // that id even when the row was raised to a later head meanwhile (PgStatements.MARK_PROCESSED).
+      // Entries queued before this version have none: their rows are marked as before.
+      new Migration(8, "queue entries carry their checkpoint id", """
+          ALTER TABLE ackpoint_pending ADD COLUMN checkpoint BIGINT;
           """));
 
   private PgMigrations() {

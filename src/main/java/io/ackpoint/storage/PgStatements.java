@@ -21,7 +21,8 @@ final class PgStatements {
 
   /**
    * One statement per batch, at the head {@code headQuery} answers; the answer's rows are one per
-   * user, then the head. The rows of the batch's users are
+   * user (its greatest id, whether a row of it is pending, and the latest head of its pending rows),
+   * then the head. The rows of the batch's users are
    * locked first, in key order, so concurrent batches sharing users queue up instead of
    * deadlocking; the lock also hands this statement each row's newest committed id, which the plan
    * builds on.
@@ -48,7 +49,7 @@ final class PgStatements {
           FROM unnest($1::text[], $2::text[], $3::int8[], $4::bool[]) AS r(user_id, client_id, requested, generated)
       ),
       locked AS MATERIALIZED (
-        SELECT c.id, c.user_id, c.client_id, c.write_checkpoint, c.processed_at_lsn IS NULL AS pending
+        SELECT c.id, c.user_id, c.client_id, c.write_checkpoint, c.processed_at_lsn IS NULL AS pending, c.lsns->>'1' AS head
           FROM ackpoint_write_checkpoints c
          WHERE (c.user_id, c.client_id) IN (SELECT user_id, client_id FROM req)
          ORDER BY c.user_id, c.client_id, c.id
@@ -95,22 +96,22 @@ final class PgStatements {
         RETURNING id, user_id, client_id, write_checkpoint, true AS pending
       ),
       queued AS (
-        INSERT INTO ackpoint_pending (id, head)
-        SELECT u.id, u.head FROM updated u JOIN locked l ON l.id = u.id
+        INSERT INTO ackpoint_pending (id, head, checkpoint)
+        SELECT u.id, u.head, u.write_checkpoint FROM updated u JOIN locked l ON l.id = u.id
          WHERE u.write_checkpoint > l.write_checkpoint
         UNION ALL
-        SELECT id, (SELECT head FROM head) FROM created
+        SELECT id, (SELECT head FROM head), write_checkpoint FROM created
       ),
       outcome AS (
         SELECT l.user_id, l.client_id, coalesce(u.write_checkpoint, l.write_checkpoint) AS write_checkpoint,
-               coalesce(u.pending, l.pending) AS pending
+               coalesce(u.pending, l.pending) AS pending, coalesce(u.head, l.head) AS head
           FROM locked l LEFT JOIN updated u ON u.id = l.id
         UNION ALL
-        SELECT user_id, client_id, write_checkpoint, pending FROM created
+        SELECT user_id, client_id, write_checkpoint, pending, (SELECT head FROM head) FROM created
       ),
       answer AS (
         SELECT t.user_id, t.client_id, max(o.write_checkpoint) AS write_checkpoint, bool_or(o.pending) AS pending,
-               t.generated, t.exhausted
+               t.generated, t.exhausted, max(o.head COLLATE "C") FILTER (WHERE o.pending) AS pending_head
           FROM target t JOIN outcome o ON o.user_id = t.user_id AND o.client_id = t.client_id
          GROUP BY t.user_id, t.client_id, t.generated, t.exhausted
       )
@@ -137,7 +138,7 @@ final class PgStatements {
                checkpoint_requested_at = CASE WHEN r.request THEN now() END
           FROM req r
          WHERE c.user_id = r.user_id AND c.client_id = r.client_id AND c.write_checkpoint < r.checkpoint
-        RETURNING c.id
+        RETURNING c.id, c.write_checkpoint
       ),
       refreshed AS (
         UPDATE ackpoint_write_checkpoints c SET checkpoint_requested_at = CASE WHEN r.request THEN now() END
@@ -150,14 +151,16 @@ final class PgStatements {
           FROM req r
          WHERE NOT EXISTS (SELECT 1 FROM ackpoint_write_checkpoints c WHERE c.user_id = r.user_id AND c.client_id = r.client_id)
         ON CONFLICT DO NOTHING
-        RETURNING id
+        RETURNING id, write_checkpoint
       )
-      INSERT INTO ackpoint_pending (id, head)
-      SELECT id, $5::jsonb->>'1' FROM updated UNION ALL SELECT id, $5::jsonb->>'1' FROM created
+      INSERT INTO ackpoint_pending (id, head, checkpoint)
+      SELECT u.id, $5::jsonb->>'1', u.write_checkpoint FROM updated u
+      UNION ALL
+      SELECT c.id, $5::jsonb->>'1', c.write_checkpoint FROM created c
       """;
 
   /*
-   * Pending rows are queued in ackpoint_pending, (row id, head), written in the same statement as
+   * Pending rows are queued in ackpoint_pending, (row id, head, id of the checkpoint), written in the same statement as
    * the row, so no index of the checkpoints table covers a column that a write or an
    * acknowledgement changes and both updates stay HOT. An entry can outlive the row's pending state
    * (the row was raised to a later head, which queued another entry, or deleted): an
@@ -203,11 +206,11 @@ final class PgStatements {
         %s
       ),
       queued AS (
-        INSERT INTO ackpoint_pending (id, head)
-        SELECT id, lsns->>'1' FROM scanned WHERE processed_at_lsn IS NULL AND lsns ? '1'
+        INSERT INTO ackpoint_pending (id, head, checkpoint)
+        SELECT id, lsns->>'1', write_checkpoint FROM scanned WHERE processed_at_lsn IS NULL AND lsns ? '1'
       )
       SELECT %s FROM scanned
-      """.formatted(window("id, lsns, processed_at_lsn", "$1", "$2"), nextWindow("$2"));
+      """.formatted(window("id, lsns, processed_at_lsn, write_checkpoint", "$1", "$2"), nextWindow("$2"));
 
   /**
    * Ends the rebuild {@code $1}: if its begin entry is still there, no crash emptied the queue since
@@ -229,13 +232,17 @@ final class PgStatements {
   // COLLATE "C": heads compare as plain bytes, which is their replication order; a linguistic
   // collation may ignore the '/' or order digits and letters differently. The rows are locked in the
   // same order as a batch locks them (user key, then row id), so the two never deadlock; the lock
-  // re-checks the conditions, so a row raised to a later head meanwhile stays pending. Duplicate
-  // rows of one user (older installs) are answered once, with their greatest id, so that nobody is
-  // told of a lower id after a higher one. At most $2 queue entries per statement, the oldest heads
-  // first: a position after a bulk transaction or a long outage is due for any number of rows, more
-  // than one statement marks within statement_timeout. The last row answers how many entries were
-  // taken (null when the queue lost its proof of completeness); the caller repeats while a
-  // statement takes its full count.
+  // re-checks the conditions on the newest row version. A row whose head the position passed is
+  // marked processed. A row raised to a later head since an entry was queued stays pending, and the
+  // entry's own id, whose head the position did pass, becomes the row's acknowledged id: every id
+  // queued at or before a position is recorded once that position is applied, however often the row
+  // was raised meanwhile (the engine tells streams of such ids before this statement commits, see
+  // EarlyReleases). Duplicate rows of one user (older installs) are answered once, with their
+  // greatest acknowledged id, so that nobody is told of a lower id after a higher one. At most $2
+  // queue entries per statement, the oldest heads first: a position after a bulk transaction or a
+  // long outage is due for any number of rows, more than one statement marks within
+  // statement_timeout. The last row answers how many entries were taken (null when the queue lost
+  // its proof of completeness); the caller repeats while a statement takes its full count.
   static final String MARK_PROCESSED = """
       WITH queue AS MATERIALIZED (
         SELECT %s AS complete
@@ -246,22 +253,29 @@ final class PgStatements {
            SELECT ctid FROM ackpoint_pending
             WHERE head > '' AND head <= $1 AND (SELECT complete FROM queue)
             ORDER BY head, id LIMIT $2))
-        RETURNING id
+        RETURNING id, checkpoint
       ),
       due AS (
-        SELECT id FROM ackpoint_write_checkpoints
-         WHERE id IN (SELECT id FROM dequeued)
-           AND processed_at_lsn IS NULL AND (lsns->>'1') COLLATE "C" <= $1 COLLATE "C"
+        SELECT id, (lsns->>'1') COLLATE "C" <= $1 COLLATE "C" AS passed FROM ackpoint_write_checkpoints
+         WHERE id IN (SELECT id FROM dequeued) AND processed_at_lsn IS NULL
          ORDER BY user_id, client_id, id
            FOR UPDATE
       ),
+      entries AS (
+        SELECT d.id, d.passed, max(q.checkpoint) AS checkpoint FROM due d JOIN dequeued q USING (id) GROUP BY d.id, d.passed
+      ),
       marked AS (
-        UPDATE ackpoint_write_checkpoints c SET processed_at_lsn = $1
-          FROM due
-         WHERE c.id = due.id
-        RETURNING c.user_id, c.client_id, c.write_checkpoint
+        UPDATE ackpoint_write_checkpoints c
+           SET processed_at_lsn = CASE WHEN e.passed THEN $1 END,
+               acknowledged_checkpoint = CASE WHEN e.passed THEN c.acknowledged_checkpoint
+                                              ELSE greatest(c.acknowledged_checkpoint, e.checkpoint) END
+          FROM entries e
+         WHERE c.id = e.id
+           AND (e.passed OR (e.checkpoint < c.write_checkpoint AND e.checkpoint > coalesce(c.acknowledged_checkpoint, 0)))
+        RETURNING c.user_id, c.client_id,
+                  CASE WHEN c.processed_at_lsn IS NOT NULL THEN c.write_checkpoint ELSE c.acknowledged_checkpoint END AS acknowledged
       )
-      SELECT user_id, client_id, max(write_checkpoint) FROM marked GROUP BY user_id, client_id
+      SELECT user_id, client_id, max(acknowledged) FROM marked GROUP BY user_id, client_id
       UNION ALL
       SELECT NULL, NULL, CASE WHEN (SELECT complete FROM queue) THEN (SELECT count(*) FROM dequeued) END
       """.formatted(QUEUE_COMPLETE);

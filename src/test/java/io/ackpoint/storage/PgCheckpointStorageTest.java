@@ -220,6 +220,42 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
     assertEquals(List.of(), Await.result(smallStatements.markProcessed(H1)));
   }
 
+  /**
+   * A user who asks again before replication reached its last checkpoint raises its row to a later
+   * head. The position that passes the earlier head still acknowledges the earlier id: told to the
+   * streams, and answered by storage from then on (a user asking faster than replication keeps up
+   * is not kept waiting for ever; and the engine's early release of that id is never contradicted).
+   */
+  @Test
+  void anIdWhoseHeadAPositionPassedIsAcknowledgedThoughItsRowWasRaisedSince() {
+    backend.migrate();
+    FullUserId u = StorageBackend.user("u");
+    store(H1, CheckpointWrite.generated(u));
+    store(StorageBackend.H3, CheckpointWrite.generated(u));
+    assertEquals(List.of(new Reached(u, 1)), Await.result(backend.storage().markProcessed(StorageBackend.H2)));
+    assertEquals(1L, Await.result(backend.storage().latestAcknowledged(u)));
+    assertEquals(null, backend.row("u").processedAt(), "id 2 still waits for its own head");
+    assertEquals(List.of(new Reached(u, 2)), Await.result(backend.storage().markProcessed(StorageBackend.H3)));
+    assertEquals(2L, Await.result(backend.storage().latestAcknowledged(u)));
+  }
+
+  /** The head each pending user waits for comes with the batch: the engine releases it from memory. */
+  @Test
+  void aBatchAnswersTheHeadEachPendingUserWaitsFor() {
+    backend.migrate();
+    FullUserId u = FullUserId.of("u", "c");
+    assertEquals(new WriteOutcome.Stored(1, 1, true, StorageBackend.H2), outcome(store(StorageBackend.H2, CheckpointWrite.generated(u)), u));
+    assertEquals(new WriteOutcome.Stored(2, 2, true, StorageBackend.H2), outcome(store(H1, CheckpointWrite.generated(u)), u),
+        "a raised row keeps its later head");
+    Await.result(backend.storage().markProcessed(StorageBackend.H2));
+    assertEquals(new WriteOutcome.Stored(2, 0, false, null), outcome(store(StorageBackend.H3, CheckpointWrite.requested(u, 2)), u),
+        "nothing to wait for");
+  }
+
+  private static WriteOutcome outcome(StoredBatch batch, FullUserId user) {
+    return batch.outcomes().get(user);
+  }
+
   @Test
   void rowsPendingBeforeTheUpgradeToThePendingQueueAreAcknowledged() {
     Await.result(PgMigrations.migrate(sql.pool(), PgMigrations.MIGRATIONS.subList(0, 5)));

@@ -70,7 +70,7 @@ class PgOneRoundTripTest {
                 assertTrue(batch.head().matches("[0-9A-F]{8}/[0-9A-F]{8}"), batch.head());
                 assertTrue(batch.head().compareTo(before) >= 0 && batch.head().compareTo(after) <= 0,
                     before + " <= " + batch.head() + " <= " + after);
-                assertEquals(new WriteOutcome.Stored(1, 1, true), batch.stored().outcomes().get(ALICE));
+                assertEquals(new WriteOutcome.Stored(1, 1, true, batch.head()), batch.stored().outcomes().get(ALICE));
                 // PostgreSQL 17 (the tests' server): a non-transactional marker that flushes itself.
                 assertEquals(List.of("BEGIN", "table public.ackpoint_write_checkpoints: INSERT", "COMMIT",
                     "message: transactional: 0 prefix: ackpoint"), changes);
