@@ -50,6 +50,14 @@ public record AckpointAddresses(String prefix) {
     return internal("position.reached");
   }
 
+  /**
+   * Local: {@code PendingCheckpoints} from the batcher to this node's acknowledgement engine, if it
+   * runs here; dropped where none does (those checkpoints are acknowledged by the engine's statement).
+   */
+  public String pendingCheckpoints() {
+    return internal("checkpoint.pending");
+  }
+
   /** Local: the built-in follower's observed positions, as strings; trusted, since they come from the slot itself. */
   public String positionObserved() {
     return internal("replication.observed");

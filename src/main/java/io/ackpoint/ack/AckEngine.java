@@ -1,15 +1,21 @@
 package io.ackpoint.ack;
 
 import io.ackpoint.core.CustomCheckpoint;
+import io.ackpoint.core.FullUserId;
+import io.ackpoint.core.PendingCheckpoints;
 import io.ackpoint.core.PositionFormat;
 import io.ackpoint.core.PositionReached;
+import io.ackpoint.core.Reached;
 import io.ackpoint.storage.CheckpointStorage;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Turns observed replication positions into acknowledgements: marks the pending checkpoints at or
@@ -21,19 +27,31 @@ import java.util.List;
  * from storage what the engine before it may have applied without announcing (it died in between).
  * Its first announcement after a failed statement names none either: that statement may have
  * committed, its answer lost.
+ *
+ * <p>The checkpoints of this node's batches are released sooner: their users are told as soon as a
+ * position passes their heads, in a message marked {@link #RELEASE_HEADER}, while the statement
+ * that records them runs or waits its turn ({@link EarlyReleases} says why that is safe). The
+ * statement's announcement follows as for every position, and tells the event-bus consumers.
  */
 public final class AckEngine {
 
   private static final Logger LOG = LoggerFactory.getLogger(AckEngine.class);
   private static final long RETRY_MS = 1_000;
 
+  /** Marks a release ahead of storage: nodes tell their streams and waiters, not their consumers. */
+  static final String RELEASE_HEADER = "ackpoint-released";
+
   private final Vertx vertx;
   private final CheckpointStorage storage;
   private final AckListener listener;
   private final String reachedAddress;
   private final Checkpoints checkpoints;
+  private final EarlyReleases releases = new EarlyReleases();
+  private final DeliveryOptions asRelease = new DeliveryOptions().addHeader(RELEASE_HEADER, "true");
   private String observed = "";
   private String latest = "";
+  /** The checkpoint sequence of {@link #latest}: a position keeps its number from observation to announcement. */
+  private long latestCheckpoint;
   /** The position announced last, "" before the first: each announcement names the one before it. */
   private String announced = "";
   private boolean applying;
@@ -60,8 +78,32 @@ public final class AckEngine {
       return;
     }
     latest = position;
+    latestCheckpoint = checkpoints.next(position);
+    release(releases.passedBy(position));
     if (!applying) {
       apply();
+    }
+  }
+
+  /**
+   * Checkpoints a batch of this node stored, with the heads they wait for: released at once if the
+   * latest position passed their head already, else kept for the position that does.
+   */
+  public void pending(List<PendingCheckpoints.Pending> stored) {
+    Map<FullUserId, Long> passed = new LinkedHashMap<>();
+    for (PendingCheckpoints.Pending p : stored) {
+      if (!latest.isEmpty() && p.head().compareTo(latest) <= 0) {
+        passed.merge(p.user(), p.checkpoint(), Math::max);
+      } else if (!releases.keep(p)) {
+        LOG.debug("{} checkpoints wait for replication: {} is left to its acknowledgement", EarlyReleases.LIMIT, p.user());
+      }
+    }
+    release(EarlyReleases.asReached(passed));
+  }
+
+  private void release(List<Reached> users) {
+    if (!users.isEmpty() && !stopped) {
+      vertx.eventBus().publish(reachedAddress, new PositionReached(latest, latestCheckpoint, users, ""), asRelease);
     }
   }
 
@@ -84,6 +126,7 @@ public final class AckEngine {
     }
     applying = true;
     String target = latest;
+    long targetCheckpoint = latestCheckpoint;
     long started = System.nanoTime();
     customStores.transform(ignored -> storage.markProcessed(target)).onComplete(ar -> {
       if (ar.failed()) {
@@ -109,7 +152,7 @@ public final class AckEngine {
         listener.positionApplied(target, System.nanoTime() - started, ar.result().size());
         // One message for all the users of the position, also when there are none: the nodes' head
         // waiters and checkpoint sequences move with every position.
-        vertx.eventBus().publish(reachedAddress, new PositionReached(target, checkpoints.next(target), ar.result(), announced));
+        vertx.eventBus().publish(reachedAddress, new PositionReached(target, targetCheckpoint, ar.result(), announced));
         announced = target;
       } catch (RuntimeException e) {
         // The rows are marked; whatever went wrong telling about them must not stop later positions,

@@ -3,6 +3,7 @@ package io.ackpoint.ack;
 import io.ackpoint.AckpointAddresses;
 import io.ackpoint.AckpointException;
 import io.ackpoint.core.CustomCheckpoints;
+import io.ackpoint.core.PendingCheckpoints;
 import io.ackpoint.core.PositionFormat;
 import io.ackpoint.storage.CheckpointStorage;
 import io.vertx.core.Future;
@@ -38,6 +39,7 @@ public final class AckEngineVerticle extends VerticleBase {
     var bus = vertx.eventBus();
     return Future.all(
         bus.<String>localConsumer(addresses.positionObserved(), msg -> engine.observe(msg.body())).completion(),
+        bus.<PendingCheckpoints>localConsumer(addresses.pendingCheckpoints(), msg -> engine.pending(msg.body().checkpoints())).completion(),
         bus.<JsonObject>localConsumer(addresses.customCheckpoints(), msg -> AckpointException.reply(msg,
             engine.custom(msg.body().getString("position"), CustomCheckpoints.checkpoints(msg.body())))).completion());
   }

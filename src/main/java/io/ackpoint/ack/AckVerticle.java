@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Acknowledgements on this node: hears every applied position (from this node's engine or the one
  * of the node that follows replication, {@link AckEngineVerticle}), reads back from storage what it
- * missed ({@link MissedAnnouncements}), publishes {@code ackpoint.checkpoint.reached} to this node's
+ * missed ({@link MissedAnnouncements}), remembers what was released ahead of storage until it is
+ * recorded ({@link ReleasedAhead}), publishes {@code ackpoint.checkpoint.reached} to this node's
  * consumers, and answers the HTTP verticles' questions about the latest acknowledged checkpoint of a
  * user and about the legacy head wait. Every node of a cluster runs one.
  */
@@ -42,6 +43,7 @@ public final class AckVerticle extends VerticleBase {
   private Future<Long> floorRead;
   private boolean floorRetried;
   private MissedAnnouncements missed;
+  private final ReleasedAhead releasedAhead = new ReleasedAhead();
   private DeliveryOptions toLocalConsumers;
 
   public AckVerticle(CheckpointStorage storage, AcknowledgementHistory history, ReplicationSource source,
@@ -72,6 +74,11 @@ public final class AckVerticle extends VerticleBase {
     var bus = vertx.eventBus();
     return Future.all(counting,
         bus.<PositionReached>consumer(addresses.positionReached(), msg -> {
+          if (msg.headers().contains(AckEngine.RELEASE_HEADER)) {
+            releasedAhead.released(msg.body().reached(), msg.body().checkpoint());
+            return;
+          }
+          releasedAhead.recorded(msg.body().reached());
           if (!msg.headers().contains(READ_BACK_HEADER)) {
             missed.heard(msg.body());
           }
@@ -108,11 +115,18 @@ public final class AckVerticle extends VerticleBase {
   private void latest(Message<JsonObject> msg) {
     FullUserId user = new FullUserId(msg.body().getString("user_id"), msg.body().getString("client_id"));
     AckpointException.reply(msg, floor().compose(floor -> {
-      // The sequence is taken before the read: the stream subscribed before asking, so an
-      // acknowledgement newer than the read reaches it with its own, later, sequence.
+      // The sequence and the release are taken before the read: the stream subscribed before
+      // asking, so an acknowledgement newer than the read reaches it with its own, later, sequence.
+      ReleasedAhead.Release released = releasedAhead.of(user);
       long checkpoint = Math.max(floor, heads.checkpoint());
-      return storage.latestAcknowledged(user).map(latest -> {
-        JsonObject reply = new JsonObject().put("checkpoint", Long.toString(checkpoint));
+      return storage.latestAcknowledged(user).map(stored -> {
+        Long latest = stored;
+        long sequence = checkpoint;
+        if (released != null && (stored == null || stored < released.writeCheckpoint())) {
+          latest = released.writeCheckpoint();
+          sequence = Math.max(sequence, released.checkpoint());
+        }
+        JsonObject reply = new JsonObject().put("checkpoint", Long.toString(sequence));
         if (latest != null) {
           reply.put("write_checkpoint", Long.toString(latest));
         }

@@ -9,6 +9,7 @@ import io.ackpoint.config.AckpointConfig.CheckpointMode;
 import io.ackpoint.core.CheckpointCommand;
 import io.ackpoint.core.CheckpointCreated;
 import io.ackpoint.core.LocalCodec;
+import io.ackpoint.core.PendingCheckpoints;
 import io.ackpoint.source.ReplicationSource;
 import io.ackpoint.storage.CheckpointStorage;
 import io.ackpoint.storage.HeadStoringWriter;
@@ -62,7 +63,9 @@ public final class BatcherVerticle extends VerticleBase {
         ? new CheckpointBatcher(context, oneRoundTrip, config, listener)
         : new CheckpointBatcher(context, source, storage, config, listener);
     DeliveryOptions asRecord = LocalCodec.register(vertx, CheckpointCreated.class);
+    DeliveryOptions toEngine = LocalCodec.register(vertx, PendingCheckpoints.class).setLocalOnly(true);
     var bus = vertx.eventBus();
+    batcher.releaseTo(waiting -> bus.send(addresses.pendingCheckpoints(), waiting, toEngine));
     consumers.add(bus.consumer(addresses.checkpointCreate(), this::create));
     consumers.add(bus.<CheckpointCommand>localConsumer(addresses.checkpointSubmit(),
         msg -> AckpointException.reply(msg, submit(msg.body()), asRecord)));

@@ -8,6 +8,7 @@ import io.ackpoint.core.CheckpointCreated;
 import io.ackpoint.core.CheckpointWrite;
 import io.ackpoint.core.FullUserId;
 import io.ackpoint.core.HeadedBatch;
+import io.ackpoint.core.PendingCheckpoints;
 import io.ackpoint.core.WriteOutcome;
 import io.ackpoint.source.ReplicationSource;
 import io.ackpoint.storage.CheckpointWriter;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -43,6 +45,8 @@ public final class CheckpointBatcher {
   private final long requestTimeoutNanos;
   private final LongSupplier nanoClock;
 
+  private Consumer<PendingCheckpoints> released = ignored -> {
+  };
   private List<Waiting> pending = new ArrayList<>();
   private int inFlight;
   private boolean dispatchScheduled;
@@ -72,6 +76,14 @@ public final class CheckpointBatcher {
     this.config = config;
     this.requestTimeoutNanos = config.requestTimeout().toNanos();
     this.listener = listener;
+  }
+
+  /**
+   * Where each stored batch's pending checkpoints go, with their heads, before its callers are
+   * answered (the acknowledgement engine, which releases them as soon as replication passes).
+   */
+  public void releaseTo(Consumer<PendingCheckpoints> released) {
+    this.released = released;
   }
 
   /** Must be called on the batcher's context. */
@@ -162,6 +174,10 @@ public final class CheckpointBatcher {
           inFlight--;
           listener.batchFinished(System.nanoTime() - started, ar.succeeded());
           if (ar.succeeded()) {
+            PendingCheckpoints waiting = PendingCheckpoints.of(ar.result().stored());
+            if (!waiting.isEmpty()) {
+              released.accept(waiting);
+            }
             complete(groups, ar.result());
           } else {
             // Never retried here: the clients retry, and a retry that matches a pending row forces the marker again.

@@ -1,0 +1,35 @@
+package io.ackpoint.core;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The checkpoints a stored batch left waiting for replication, each with the head replication must
+ * pass for it: from the batcher to the acknowledgement engine, which releases each one as soon as
+ * an observed position passes its head. Only users whose storage answered a head are here (see
+ * {@link WriteOutcome.Stored#pendingHead()}).
+ */
+public record PendingCheckpoints(List<Pending> checkpoints) {
+
+  public record Pending(FullUserId user, long checkpoint, String head) {
+  }
+
+  public PendingCheckpoints {
+    checkpoints = List.copyOf(checkpoints);
+  }
+
+  public static PendingCheckpoints of(StoredBatch batch) {
+    List<Pending> pending = new ArrayList<>();
+    for (Map.Entry<FullUserId, WriteOutcome> e : batch.outcomes().entrySet()) {
+      if (e.getValue() instanceof WriteOutcome.Stored stored && stored.pending() && stored.pendingHead() != null) {
+        pending.add(new Pending(e.getKey(), stored.checkpoint(), stored.pendingHead()));
+      }
+    }
+    return new PendingCheckpoints(pending);
+  }
+
+  public boolean isEmpty() {
+    return checkpoints.isEmpty();
+  }
+}
