@@ -4,6 +4,7 @@ import io.ackpoint.core.CheckpointCommand;
 import io.ackpoint.core.CheckpointCreated;
 import io.ackpoint.core.CheckpointWrite;
 import io.ackpoint.core.FullUserId;
+import io.ackpoint.core.PendingCheckpoints;
 import io.ackpoint.core.PositionFormat;
 import io.ackpoint.core.StoredBatch;
 import io.ackpoint.core.WriteOutcome;
@@ -93,6 +94,40 @@ class CheckpointBatcherTest {
     Map<FullUserId, WriteOutcome> outcomes = new HashMap<>();
     writes.forEach(w -> outcomes.put(w.user(), new WriteOutcome.Stored(id, w.generated() ? id : 0, pending)));
     return new StoredBatch(outcomes, pending);
+  }
+
+  /**
+   * The acknowledgement engine releases a pending checkpoint as soon as replication passes its head:
+   * it learns of each before the batch's callers are answered, and only of those storage gave a head.
+   */
+  @Test
+  void aStoredBatchHandsOnItsPendingCheckpointsWithTheirHeadsBeforeAnsweringItsCallers(VertxTestContext test) {
+    context.runOnContext(v -> {
+      CheckpointBatcher batcher = batcher(true);
+      List<PendingCheckpoints> released = new ArrayList<>();
+      batcher.releaseTo(pending -> {
+        released.add(pending);
+        order.add("released");
+      });
+      Future<CheckpointCreated> waits = batcher.submit(CheckpointCommand.generated(u("waits")));
+      batcher.submit(CheckpointCommand.generated(u("done")));
+      batcher.submit(CheckpointCommand.generated(u("headless")));
+      heads.next().onComplete(test.succeeding(head -> {
+        head.result().complete(HEAD);
+        stores.next().onComplete(test.succeeding(store -> {
+          store.result().complete(new StoredBatch(Map.of(
+              u("waits"), new WriteOutcome.Stored(4, 4, true, HEAD),
+              u("done"), new WriteOutcome.Stored(3, 3, false, null),
+              u("headless"), new WriteOutcome.Stored(5, 5, true, null)), true));
+          markers.next().onComplete(test.succeeding(marker -> marker.result().complete()));
+        }));
+      }));
+      waits.onComplete(test.succeeding(created -> test.verify(() -> {
+        assertEquals(List.of(new PendingCheckpoints(List.of(new PendingCheckpoints.Pending(u("waits"), 4, HEAD)))), released);
+        assertEquals("released", order.get(order.size() - 1), "before the callers are answered: " + order);
+        test.completeNow();
+      })));
+    });
   }
 
   @Test
