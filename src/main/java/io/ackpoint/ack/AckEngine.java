@@ -8,6 +8,7 @@ import io.ackpoint.core.PositionReached;
 import io.ackpoint.core.Reached;
 import io.ackpoint.storage.CheckpointStorage;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import org.slf4j.Logger;
@@ -29,7 +30,7 @@ import java.util.Map;
  * committed, its answer lost.
  *
  * <p>The checkpoints of this node's batches are released sooner: their users are told as soon as a
- * position passes their heads, in a message marked {@link #RELEASE_HEADER}, while the statement
+ * position passes their heads, in a message marked {@link PositionReached#RELEASE_HEADER}, while the statement
  * that records them runs or waits its turn ({@link EarlyReleases} says why that is safe). The
  * statement's announcement follows as for every position, and tells the event-bus consumers.
  */
@@ -38,24 +39,24 @@ public final class AckEngine {
   private static final Logger LOG = LoggerFactory.getLogger(AckEngine.class);
   private static final long RETRY_MS = 1_000;
 
-  /** Marks a release ahead of storage: nodes tell their streams and waiters, not their consumers. */
-  static final String RELEASE_HEADER = "ackpoint-released";
-
   private final Vertx vertx;
   private final CheckpointStorage storage;
   private final AckListener listener;
   private final String reachedAddress;
   private final Checkpoints checkpoints;
   private final EarlyReleases releases = new EarlyReleases();
-  private final DeliveryOptions asRelease = new DeliveryOptions().addHeader(RELEASE_HEADER, "true");
+  private final DeliveryOptions asRelease = new DeliveryOptions().addHeader(PositionReached.RELEASE_HEADER, "true");
   private String observed = "";
+  /** When the statement that applied {@link #observed} began ({@link System#nanoTime()}). */
+  private long observedStatementStarted;
   private String latest = "";
   /** The checkpoint sequence of {@link #latest}: a position keeps its number from observation to announcement. */
   private long latestCheckpoint;
   /** The position announced last, "" before the first: each announcement names the one before it. */
   private String announced = "";
   private boolean applying;
-  private boolean stopped;
+  /** Set by {@link #stop()}; completes once no statement runs, and none starts after. */
+  private Promise<Void> stopping;
   private Future<Void> customStores = Future.succeededFuture();
 
   /** {@code reachedAddress}: where each applied position is published, to every node. */
@@ -68,9 +69,25 @@ public final class AckEngine {
     this.listener = listener;
   }
 
-  /** No statement is started after this: the storage the engine uses is about to close. */
-  void stop() {
-    stopped = true;
+  /**
+   * The storage the engine uses is about to close. Nothing is released from now on; the statement
+   * running ends first, and so does the one for a position observed before it ended (whose users may
+   * have been released): what streams were told is recorded before a clean stop. No statement
+   * starts once this has completed, and a failed one is not retried: the next engine applies its
+   * position again.
+   */
+  Future<Void> stop() {
+    if (stopping == null) {
+      stopping = Promise.promise();
+      if (!applying) {
+        stopping.complete();
+      }
+    }
+    return stopping.future();
+  }
+
+  private boolean stopped() {
+    return stopping != null && stopping.future().isComplete();
   }
 
   public void observe(String position) {
@@ -80,18 +97,25 @@ public final class AckEngine {
     latest = position;
     latestCheckpoint = checkpoints.next(position);
     release(releases.passedBy(position));
-    if (!applying) {
+    if (!applying && stopping == null) {
       apply();
     }
   }
 
   /**
    * Checkpoints a batch of this node stored, with the heads they wait for: released at once if the
-   * latest position passed their head already, else kept for the position that does.
+   * latest position passed their head already, else kept for the position that does. Not released
+   * when announced already: a statement begun after the batch's answer (so after its commit) saw its
+   * rows, and applied a position at or past the head. A release would come after that announcement,
+   * and no later one would take it back from the nodes' {@code ReleasedAhead}.
    */
-  public void pending(List<PendingCheckpoints.Pending> stored) {
+  public void pending(PendingCheckpoints stored) {
+    boolean seenByLastStatement = observedStatementStarted - stored.storedNanos() > 0;
     Map<FullUserId, Long> passed = new LinkedHashMap<>();
-    for (PendingCheckpoints.Pending p : stored) {
+    for (PendingCheckpoints.Pending p : stored.checkpoints()) {
+      if (seenByLastStatement && p.head().compareTo(observed) <= 0) {
+        continue;
+      }
       if (!latest.isEmpty() && p.head().compareTo(latest) <= 0) {
         passed.merge(p.user(), p.checkpoint(), Math::max);
       } else if (!releases.keep(p)) {
@@ -102,8 +126,10 @@ public final class AckEngine {
   }
 
   private void release(List<Reached> users) {
-    if (!users.isEmpty() && !stopped) {
-      vertx.eventBus().publish(reachedAddress, new PositionReached(latest, latestCheckpoint, users, ""), asRelease);
+    if (!users.isEmpty() && stopping == null) {
+      // Named after the last announcement, as the next one will be: a node of an older version, which
+      // takes this for an announcement, then sees no gap to read back from storage.
+      vertx.eventBus().publish(reachedAddress, new PositionReached(latest, latestCheckpoint, users, announced), asRelease);
     }
   }
 
@@ -121,7 +147,7 @@ public final class AckEngine {
   }
 
   private void apply() {
-    if (stopped) {
+    if (stopped()) {
       return;
     }
     applying = true;
@@ -130,9 +156,11 @@ public final class AckEngine {
     long started = System.nanoTime();
     customStores.transform(ignored -> storage.markProcessed(target)).onComplete(ar -> {
       if (ar.failed()) {
-        if (stopped) {
-          // A stop closes the pools under the statement; the next engine applies the position again.
+        if (stopping != null) {
+          // The next engine applies the position again.
           LOG.debug("replication position {} not applied before the stop: {}", target, ar.cause().getMessage());
+          applying = false;
+          stopping.tryComplete();
           return;
         }
         // The same position (or a later one) is applied again shortly. The statement may have
@@ -149,6 +177,7 @@ public final class AckEngine {
       }
       try {
         observed = target;
+        observedStatementStarted = started;
         listener.positionApplied(target, System.nanoTime() - started, ar.result().size());
         // One message for all the users of the position, also when there are none: the nodes' head
         // waiters and checkpoint sequences move with every position.
@@ -163,6 +192,8 @@ public final class AckEngine {
       applying = false;
       if (latest.compareTo(observed) > 0) {
         apply();
+      } else if (stopping != null) {
+        stopping.tryComplete();
       }
     });
   }

@@ -10,6 +10,8 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonObject;
 
+import java.util.concurrent.TimeUnit;
+
 /**
  * The acknowledgement engine ({@link AckEngine}) on the event bus: applies the positions observed
  * on this node ({@code positionObserved}: the follower's, and validated external progress) and
@@ -18,6 +20,8 @@ import io.vertx.core.json.JsonObject;
  * every term of leadership.
  */
 public final class AckEngineVerticle extends VerticleBase {
+
+  private static final long STOP_WAIT_MS = 5_000;
 
   private final CheckpointStorage storage;
   private final PositionFormat positions;
@@ -39,14 +43,18 @@ public final class AckEngineVerticle extends VerticleBase {
     var bus = vertx.eventBus();
     return Future.all(
         bus.<String>localConsumer(addresses.positionObserved(), msg -> engine.observe(msg.body())).completion(),
-        bus.<PendingCheckpoints>localConsumer(addresses.pendingCheckpoints(), msg -> engine.pending(msg.body().checkpoints())).completion(),
+        bus.<PendingCheckpoints>localConsumer(addresses.pendingCheckpoints(), msg -> engine.pending(msg.body())).completion(),
         bus.<JsonObject>localConsumer(addresses.customCheckpoints(), msg -> AckpointException.reply(msg,
             engine.custom(msg.body().getString("position"), CustomCheckpoints.checkpoints(msg.body())))).completion());
   }
 
+  /**
+   * Waits for the engine's last statements (see {@link AckEngine#stop()}), at most
+   * {@link #STOP_WAIT_MS}: a database that does not answer must not hold up the shutdown; the pools
+   * then close under the statement, as they did before the engine waited.
+   */
   @Override
   public Future<?> stop() {
-    engine.stop();
-    return Future.succeededFuture();
+    return engine.stop().timeout(STOP_WAIT_MS, TimeUnit.MILLISECONDS).otherwiseEmpty();
   }
 }

@@ -74,7 +74,7 @@ public final class AckVerticle extends VerticleBase {
     var bus = vertx.eventBus();
     return Future.all(counting,
         bus.<PositionReached>consumer(addresses.positionReached(), msg -> {
-          if (msg.headers().contains(AckEngine.RELEASE_HEADER)) {
+          if (msg.headers().contains(PositionReached.RELEASE_HEADER)) {
             releasedAhead.released(msg.body().reached(), msg.body().checkpoint());
             return;
           }

@@ -174,7 +174,7 @@ public final class CheckpointBatcher {
           inFlight--;
           listener.batchFinished(System.nanoTime() - started, ar.succeeded());
           if (ar.succeeded()) {
-            PendingCheckpoints waiting = PendingCheckpoints.of(ar.result().stored());
+            PendingCheckpoints waiting = PendingCheckpoints.of(ar.result().stored(), System.nanoTime());
             if (!waiting.isEmpty()) {
               released.accept(waiting);
             }

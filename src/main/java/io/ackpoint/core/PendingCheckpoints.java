@@ -8,9 +8,10 @@ import java.util.Map;
  * The checkpoints a stored batch left waiting for replication, each with the head replication must
  * pass for it: from the batcher to the acknowledgement engine, which releases each one as soon as
  * an observed position passes its head. Only users whose storage answered a head are here (see
- * {@link WriteOutcome.Stored#pendingHead()}).
+ * {@link WriteOutcome.Stored#pendingHead()}). {@code storedNanos}: {@link System#nanoTime()} when
+ * the batcher had the batch's answer, after its commit.
  */
-public record PendingCheckpoints(List<Pending> checkpoints) {
+public record PendingCheckpoints(List<Pending> checkpoints, long storedNanos) {
 
   public record Pending(FullUserId user, long checkpoint, String head) {
   }
@@ -19,14 +20,14 @@ public record PendingCheckpoints(List<Pending> checkpoints) {
     checkpoints = List.copyOf(checkpoints);
   }
 
-  public static PendingCheckpoints of(StoredBatch batch) {
+  public static PendingCheckpoints of(StoredBatch batch, long storedNanos) {
     List<Pending> pending = new ArrayList<>();
     for (Map.Entry<FullUserId, WriteOutcome> e : batch.outcomes().entrySet()) {
       if (e.getValue() instanceof WriteOutcome.Stored stored && stored.pending() && stored.pendingHead() != null) {
         pending.add(new Pending(e.getKey(), stored.checkpoint(), stored.pendingHead()));
       }
     }
-    return new PendingCheckpoints(pending);
+    return new PendingCheckpoints(pending, storedNanos);
   }
 
   public boolean isEmpty() {

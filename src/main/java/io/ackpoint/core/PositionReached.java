@@ -16,6 +16,13 @@ import java.util.List;
  */
 public record PositionReached(String position, long checkpoint, List<Reached> reached, String previous) {
 
+  /**
+   * Marks a release ahead of storage (see {@code io.ackpoint.ack.EarlyReleases}): its users are told
+   * to streams and waiters, not yet to event-bus consumers, and it is no announcement of an applied
+   * position. Between nodes a position thus travels at most twice, each time with all its users.
+   */
+  public static final String RELEASE_HEADER = "ackpoint-released";
+
   public PositionReached {
     reached = List.copyOf(reached);
     previous = previous == null ? "" : previous;

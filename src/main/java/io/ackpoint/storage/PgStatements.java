@@ -232,7 +232,9 @@ final class PgStatements {
   // COLLATE "C": heads compare as plain bytes, which is their replication order; a linguistic
   // collation may ignore the '/' or order digits and letters differently. The rows are locked in the
   // same order as a batch locks them (user key, then row id), so the two never deadlock; the lock
-  // re-checks the conditions on the newest row version. A row whose head the position passed is
+  // re-checks the conditions on the newest row version, and every decision is taken from the
+  // locked version (the UPDATE's own conditions would be tested on the statement's snapshot, which
+  // misses a raise committed while the statement waited for the lock). A row whose head the position passed is
   // marked processed. A row raised to a later head since an entry was queued stays pending, and the
   // entry's own id, whose head the position did pass, becomes the row's acknowledged id: every id
   // queued at or before a position is recorded once that position is applied, however often the row
@@ -256,13 +258,18 @@ final class PgStatements {
         RETURNING id, checkpoint
       ),
       due AS (
-        SELECT id, (lsns->>'1') COLLATE "C" <= $1 COLLATE "C" AS passed FROM ackpoint_write_checkpoints
+        SELECT id, (lsns->>'1') COLLATE "C" <= $1 COLLATE "C" AS passed, write_checkpoint, acknowledged_checkpoint
+          FROM ackpoint_write_checkpoints
          WHERE id IN (SELECT id FROM dequeued) AND processed_at_lsn IS NULL
          ORDER BY user_id, client_id, id
            FOR UPDATE
       ),
       entries AS (
-        SELECT d.id, d.passed, max(q.checkpoint) AS checkpoint FROM due d JOIN dequeued q USING (id) GROUP BY d.id, d.passed
+        SELECT d.id, d.passed, max(q.checkpoint) AS checkpoint,
+               d.passed OR (max(q.checkpoint) < d.write_checkpoint
+                            AND max(q.checkpoint) > coalesce(d.acknowledged_checkpoint, 0)) AS applies
+          FROM due d JOIN dequeued q USING (id)
+         GROUP BY d.id, d.passed, d.write_checkpoint, d.acknowledged_checkpoint
       ),
       marked AS (
         UPDATE ackpoint_write_checkpoints c
@@ -270,8 +277,7 @@ final class PgStatements {
                acknowledged_checkpoint = CASE WHEN e.passed THEN c.acknowledged_checkpoint
                                               ELSE greatest(c.acknowledged_checkpoint, e.checkpoint) END
           FROM entries e
-         WHERE c.id = e.id
-           AND (e.passed OR (e.checkpoint < c.write_checkpoint AND e.checkpoint > coalesce(c.acknowledged_checkpoint, 0)))
+         WHERE c.id = e.id AND e.applies
         RETURNING c.user_id, c.client_id,
                   CASE WHEN c.processed_at_lsn IS NOT NULL THEN c.write_checkpoint ELSE c.acknowledged_checkpoint END AS acknowledged
       )

@@ -1,12 +1,14 @@
 package io.ackpoint.ack;
 
 import io.ackpoint.core.FullUserId;
+import io.ackpoint.core.PendingCheckpoints;
 import io.ackpoint.core.PendingCheckpoints.Pending;
 import io.ackpoint.core.PositionReached;
 import io.ackpoint.core.PositionReachedCodec;
 import io.ackpoint.core.Reached;
 import io.ackpoint.source.Lsn;
 import io.ackpoint.storage.CheckpointStorage;
+import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.Timeout;
@@ -17,10 +19,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -37,27 +44,43 @@ class AckEngineReleaseTest {
   private static final String AFTER = "00000000/00000150";
   private static final FullUserId USER = FullUserId.of("u", "c");
 
+  private static final String LATER = "00000000/00000200";
+
   private AckEngine engine;
 
   @BeforeEach
   void engine(Vertx vertx) {
     PositionReachedCodec.registerOn(vertx);
-    CheckpointStorage statementsNeverEnd = (CheckpointStorage) Proxy.newProxyInstance(CheckpointStorage.class.getClassLoader(),
-        new Class<?>[] {CheckpointStorage.class}, (proxy, method, args) -> Promise.promise().future());
-    engine = new AckEngine(vertx, statementsNeverEnd, Lsn.FORMAT, "reached", AckListener.NONE);
+    engine = new AckEngine(vertx, storage((position, marked) -> { }), Lsn.FORMAT, "reached", AckListener.NONE);
+  }
+
+  /** Storage whose acknowledgement statements end when {@code statements} completes them (never, unless it does). */
+  private static CheckpointStorage storage(BiConsumer<String, Promise<List<Reached>>> statements) {
+    return (CheckpointStorage) Proxy.newProxyInstance(CheckpointStorage.class.getClassLoader(),
+        new Class<?>[] {CheckpointStorage.class}, (proxy, method, args) -> {
+          Promise<List<Reached>> statement = Promise.promise();
+          if (method.getName().equals("markProcessed")) {
+            statements.accept((String) args[0], statement);
+          }
+          return statement.future();
+        });
+  }
+
+  private static PendingCheckpoints storedNow(Pending... pending) {
+    return new PendingCheckpoints(List.of(pending), System.nanoTime());
   }
 
   @Test
   void aCheckpointIsReleasedByThePositionThatPassesItsHead(Vertx vertx, VertxTestContext test) {
     vertx.eventBus().<PositionReached>consumer("reached", msg -> test.verify(() -> {
-      assertTrue(msg.headers().contains(AckEngine.RELEASE_HEADER));
+      assertTrue(msg.headers().contains(PositionReached.RELEASE_HEADER));
       assertEquals(AFTER, msg.body().position(), "not " + BEFORE + ", before the head");
       assertEquals(List.of(new Reached(USER, 7)), msg.body().reached());
       assertEquals(Lsn.FORMAT.ordinal(AFTER), msg.body().checkpoint());
       test.completeNow();
     }));
     vertx.runOnContext(v -> {
-      engine.pending(List.of(new Pending(USER, 7, HEAD)));
+      engine.pending(storedNow(new Pending(USER, 7, HEAD)));
       engine.observe(BEFORE);
       engine.observe(AFTER);
     });
@@ -72,7 +95,71 @@ class AckEngineReleaseTest {
     }));
     vertx.runOnContext(v -> {
       engine.observe(AFTER);
-      engine.pending(List.of(new Pending(USER, 6, BEFORE), new Pending(USER, 7, HEAD)));
+      engine.pending(storedNow(new Pending(USER, 6, BEFORE), new Pending(USER, 7, HEAD)));
+    });
+  }
+
+  /**
+   * The batch's answer reached the engine after a statement begun later than that answer announced
+   * its checkpoint: released now, it would come after the announcement, and every node would keep
+   * it as not yet recorded.
+   */
+  @Test
+  void aCheckpointAnnouncedBeforeItsBatchsAnswerArrivedIsNotReleased(Vertx vertx, VertxTestContext test) {
+    AckEngine recording = new AckEngine(vertx, storage((position, statement) -> statement.complete(
+        position.equals(AFTER) ? List.of(new Reached(USER, 7)) : List.of())), Lsn.FORMAT, "reached", AckListener.NONE);
+    List<String> heard = new ArrayList<>();
+    vertx.runOnContext(v -> {
+      PendingCheckpoints answered = storedNow(new Pending(USER, 7, HEAD));
+      vertx.eventBus().<PositionReached>consumer("reached", msg -> {
+        heard.add((msg.headers().contains(PositionReached.RELEASE_HEADER) ? "released " : "recorded ") + msg.body().position());
+        if (msg.body().position().equals(AFTER)) {
+          recording.pending(answered);
+          recording.observe(LATER);
+        } else if (msg.body().position().equals(LATER)) {
+          test.verify(() -> assertEquals(List.of("recorded " + AFTER, "recorded " + LATER), heard));
+          test.completeNow();
+        }
+      }).completion().onSuccess(registered -> recording.observe(AFTER));
+    });
+  }
+
+  /**
+   * A clean stop waits for the statement running and for the one of a position observed before it
+   * ended: users released to streams are recorded before the storage closes. Nothing is released
+   * once the stop began (no statement would record it).
+   */
+  @Test
+  void aStopWaitsForTheStatementsThatRecordWhatWasReleased(Vertx vertx, VertxTestContext test) {
+    Map<String, Promise<List<Reached>>> statements = new LinkedHashMap<>();
+    AckEngine stopping = new AckEngine(vertx, storage(statements::put), Lsn.FORMAT, "reached", AckListener.NONE);
+    List<String> released = new ArrayList<>();
+    vertx.eventBus().<PositionReached>consumer("reached", msg -> {
+      if (msg.headers().contains(PositionReached.RELEASE_HEADER)) {
+        released.add(msg.body().position());
+      }
+    });
+    vertx.runOnContext(v -> {
+      stopping.observe(AFTER);
+      Future<Void> stopped = stopping.stop();
+      stopping.pending(storedNow(new Pending(USER, 7, HEAD)));
+      stopping.observe(LATER);
+      test.verify(() -> {
+        assertEquals(List.of(AFTER), List.copyOf(statements.keySet()));
+        assertFalse(stopped.isComplete(), "a statement runs");
+      });
+      statements.get(AFTER).complete(List.of());
+      vertx.runOnContext(next -> {
+        test.verify(() -> {
+          assertEquals(List.of(AFTER, LATER), List.copyOf(statements.keySet()), "the position observed meanwhile is applied");
+          assertFalse(stopped.isComplete());
+        });
+        statements.get(LATER).complete(List.of());
+        stopped.onComplete(test.succeeding(done -> test.verify(() -> {
+          assertEquals(List.of(), released, "nothing released after the stop began");
+          test.completeNow();
+        })));
+      });
     });
   }
 }

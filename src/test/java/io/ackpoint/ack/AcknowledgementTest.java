@@ -119,11 +119,17 @@ class AcknowledgementTest {
   }
 
   @Test
-  void aCheckpointRequestCanWaitForItsOwnAcknowledgement() {
+  void aCheckpointRequestCanWaitForItsOwnAcknowledgement() throws InterruptedException {
+    BlockingQueue<JsonObject> recorded = new LinkedBlockingQueue<>();
+    Await.result(app.vertx().eventBus().<JsonObject>consumer(new AckpointAddresses(AckpointAddresses.DEFAULT_PREFIX).checkpointReached(),
+        msg -> recorded.add(msg.body())).completion());
     JsonObject answer = data(app.api().checkpointRequestAwaiting(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"4\"}", 10));
     assertEquals("4", answer.getString("checkpoint_request_id"));
     assertEquals(true, answer.getBoolean("acknowledged"));
     assertTrue(answer.getString("checkpoint").matches("\\d+"));
+    // The answer may come as soon as replication passes the checkpoint, a moment before storage records it.
+    JsonObject heard = recorded.poll(20, TimeUnit.SECONDS);
+    assertEquals("4", heard == null ? null : heard.getString("write_checkpoint"));
     // A retry of an already acknowledged id is acknowledged at once, from storage.
     assertEquals(true, data(app.api().checkpointRequestAwaiting(u1, "{\"client_id\":\"c1\",\"checkpoint_request_id\":\"4\"}", 10)).getBoolean("acknowledged"));
     assertEquals(1, app.sql().count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NOT NULL"));

@@ -17,7 +17,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 /**
  * With the built-in follower off, progress comes from another verticle on
@@ -31,6 +36,8 @@ class ExternalProgressTest {
   private RunningAckpoint app;
   private String token;
   private String peekSlot;
+  /** "client/id" of each acknowledgement storage recorded, as event-bus consumers hear them. */
+  private final BlockingQueue<String> recorded = new LinkedBlockingQueue<>();
 
   @BeforeEach
   void start(Vertx vertx) {
@@ -42,6 +49,8 @@ class ExternalProgressTest {
     }
     app = RunningAckpoint.on(vertx, db, c -> c);
     token = TestKeys.token(vertx, "u1");
+    Await.result(vertx.eventBus().<JsonObject>consumer(TestAckpoint.ADDRESSES.checkpointReached(),
+        msg -> recorded.add(msg.body().getString("client_id") + "/" + msg.body().getString("write_checkpoint"))).completion());
   }
 
   @AfterEach
@@ -78,6 +87,7 @@ class ExternalProgressTest {
       assertEquals("7", stream.nextMatching(l -> l.containsKey("checkpoint_diff"))
           .getJsonObject("checkpoint_diff").getString("write_checkpoint"));
     }
+    awaitRecorded("c1", "7");
     app.api.checkpointRequest(token, "c1", "7");
     app.api.checkpointRequest(token, "c1", "5");
     assertEquals(3, markers(), "retries of a processed request force no marker");
@@ -102,7 +112,10 @@ class ExternalProgressTest {
     }
   }
 
-  /** Requests {@code id}, publishes the source's current position, and hears {@code id} acknowledged on a stream. */
+  /**
+   * Requests {@code id}, publishes the source's current position, hears {@code id} acknowledged on a
+   * stream, and waits until storage has recorded it.
+   */
   private void requestAndAwaitAcknowledgement(String clientId, String id) {
     app.api.checkpointRequest(token, clientId, id);
     try (StreamClient stream = StreamClient.syncStream(vertx, app.port(), token, clientId)) {
@@ -111,6 +124,20 @@ class ExternalProgressTest {
       publishCurrentPosition();
       assertEquals(id, stream.nextMatching(l -> l.containsKey("checkpoint_diff"))
           .getJsonObject("checkpoint_diff").getString("write_checkpoint"));
+    }
+    awaitRecorded(clientId, id);
+  }
+
+  /** Streams may be told before storage records an acknowledgement; consumers of the event bus are told after. */
+  private void awaitRecorded(String clientId, String id) {
+    try {
+      String heard;
+      do {
+        heard = recorded.poll(20, TimeUnit.SECONDS);
+        assertNotNull(heard, clientId + "/" + id + " was never recorded");
+      } while (!heard.equals(clientId + "/" + id));
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
     }
   }
 }

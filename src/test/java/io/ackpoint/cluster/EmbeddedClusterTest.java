@@ -63,11 +63,13 @@ class EmbeddedClusterTest {
 
       Heard heardFirst = listen(first);
       Heard heardSecond = listen(second);
-      // What crosses to the second node on the internal address, by position: one message each.
+      // What crosses to the second node on the internal address, by position: one announcement each
+      // (and, before it, at most one release of the users of the leader's own batches).
       Map<String, AtomicInteger> positions = new ConcurrentHashMap<>();
       Map<String, Integer> usersAt = new ConcurrentHashMap<>();
       second.eventBus().addInboundInterceptor(ctx -> {
         if (ctx.message().address().equals(ADDRESSES.positionReached()) && ctx.message().body() instanceof PositionReached p
+            && !ctx.message().headers().contains(PositionReached.RELEASE_HEADER)
             && p.reached().stream().anyMatch(r -> r.user().userId().startsWith("user-"))) {
           positions.computeIfAbsent(p.position(), k -> new AtomicInteger()).incrementAndGet();
           usersAt.merge(p.position(), p.reached().size(), Math::max);

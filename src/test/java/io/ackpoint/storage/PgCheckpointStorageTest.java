@@ -9,8 +9,12 @@ import io.ackpoint.core.WriteOutcome;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.Sql;
 import io.ackpoint.support.TestDatabase;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
+import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.Transaction;
+import io.vertx.sqlclient.Tuple;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
@@ -18,9 +22,11 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static io.ackpoint.storage.StorageBackend.H1;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The storage contract on a real PostgreSQL, and what is PostgreSQL's own: its schema and migrations. */
 class PgCheckpointStorageTest extends CheckpointStorageContract {
@@ -237,6 +243,32 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
     assertEquals(null, backend.row("u").processedAt(), "id 2 still waits for its own head");
     assertEquals(List.of(new Reached(u, 2)), Await.result(backend.storage().markProcessed(StorageBackend.H3)));
     assertEquals(2L, Await.result(backend.storage().latestAcknowledged(u)));
+  }
+
+  /**
+   * The same, when the write that raises the row commits while the acknowledgement statement waits
+   * for the row's lock (its snapshot still shows the row as it was).
+   */
+  @Test
+  void anIdWhoseHeadAPositionPassedIsAcknowledgedThoughItsRowWasRaisedDuringTheStatement() throws InterruptedException {
+    backend.migrate();
+    FullUserId u = StorageBackend.user("u");
+    store(H1, CheckpointWrite.generated(u));
+    SqlConnection conn = Await.result(sql.pool().getConnection());
+    Transaction raising = Await.result(conn.begin());
+    Await.result(conn.preparedQuery(PgStatements.STORE_BATCH).execute(Tuple.of(new String[] {u.userId()},
+        new String[] {u.clientId()}, new Long[] {null}, new Boolean[] {true}, StorageBackend.H3)));
+    Future<List<Reached>> marked = backend.storage().markProcessed(StorageBackend.H2);
+    // Nothing to await: the statement's wait for the lock is seen in pg_stat_activity only.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (sql.count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%dequeued%'") == 0) {
+      assertTrue(System.nanoTime() < deadline, "the acknowledgement statement never waited for the row");
+      Thread.sleep(10);
+    }
+    Await.result(raising.commit());
+    Await.result(conn.close());
+    assertEquals(List.of(new Reached(u, 1)), Await.result(marked));
+    assertEquals(1L, Await.result(backend.storage().latestAcknowledged(u)));
   }
 
   /** The head each pending user waits for comes with the batch: the engine releases it from memory. */
