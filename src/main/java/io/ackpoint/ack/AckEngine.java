@@ -11,12 +11,14 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.internal.ContextInternal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * Turns observed replication positions into acknowledgements: marks the pending checkpoints at or
@@ -45,7 +47,11 @@ public final class AckEngine {
   private final String reachedAddress;
   private final Checkpoints checkpoints;
   private final EarlyReleases releases = new EarlyReleases();
-  private final DeliveryOptions asRelease = new DeliveryOptions().addHeader(PositionReached.RELEASE_HEADER, "true");
+  private final String engineId = UUID.randomUUID().toString();
+  /** Statements started so far: each is numbered ({@link StatementNumber}). */
+  private long statements;
+  /** The statement that records what was released last: one is started once none runs. */
+  private long recordedBy;
   private String observed = "";
   /** When the statement that applied {@link #observed} began ({@link System#nanoTime()}). */
   private long observedStatementStarted;
@@ -78,7 +84,8 @@ public final class AckEngine {
    */
   Future<Void> stop() {
     if (stopping == null) {
-      stopping = Promise.promise();
+      // On the engine's context, as everything that completes it.
+      stopping = ((ContextInternal) vertx.getOrCreateContext()).promise();
       if (!applying) {
         stopping.complete();
       }
@@ -106,8 +113,8 @@ public final class AckEngine {
    * Checkpoints a batch of this node stored, with the heads they wait for: released at once if the
    * latest position passed their head already, else kept for the position that does. Not released
    * when announced already: a statement begun after the batch's answer (so after its commit) saw its
-   * rows, and applied a position at or past the head. A release would come after that announcement,
-   * and no later one would take it back from the nodes' {@code ReleasedAhead}.
+   * rows, and applied a position at or past the head (a release would tell nobody anything new, and
+   * start one more statement).
    */
   public void pending(PendingCheckpoints stored) {
     boolean seenByLastStatement = observedStatementStarted - stored.storedNanos() > 0;
@@ -125,11 +132,23 @@ public final class AckEngine {
     release(EarlyReleases.asReached(passed));
   }
 
+  /**
+   * Tells every node's streams of {@code users} now, naming the statement that will record them:
+   * the next to start, at the latest position or a later one, which sees their batches (committed,
+   * since the engine has their answers). That statement is started at once if none runs.
+   */
   private void release(List<Reached> users) {
-    if (!users.isEmpty() && stopping == null) {
-      // Named after the last announcement, as the next one will be: a node of an older version, which
-      // takes this for an announcement, then sees no gap to read back from storage.
-      vertx.eventBus().publish(reachedAddress, new PositionReached(latest, latestCheckpoint, users, announced), asRelease);
+    if (users.isEmpty() || stopping != null) {
+      return;
+    }
+    recordedBy = statements + 1;
+    // Named after the last announcement, as the next one will be: a node of an older version, which
+    // takes this for an announcement, then sees no gap to read back from storage.
+    vertx.eventBus().publish(reachedAddress, new PositionReached(latest, latestCheckpoint, users, announced),
+        new DeliveryOptions().addHeader(PositionReached.RELEASE_HEADER, "true")
+            .addHeader(StatementNumber.HEADER, new StatementNumber(engineId, recordedBy).header()));
+    if (!applying) {
+      apply();
     }
   }
 
@@ -151,6 +170,7 @@ public final class AckEngine {
       return;
     }
     applying = true;
+    StatementNumber number = new StatementNumber(engineId, ++statements);
     String target = latest;
     long targetCheckpoint = latestCheckpoint;
     long started = System.nanoTime();
@@ -181,7 +201,8 @@ public final class AckEngine {
         listener.positionApplied(target, System.nanoTime() - started, ar.result().size());
         // One message for all the users of the position, also when there are none: the nodes' head
         // waiters and checkpoint sequences move with every position.
-        vertx.eventBus().publish(reachedAddress, new PositionReached(target, targetCheckpoint, ar.result(), announced));
+        vertx.eventBus().publish(reachedAddress, new PositionReached(target, targetCheckpoint, ar.result(), announced),
+            new DeliveryOptions().addHeader(StatementNumber.HEADER, number.header()));
         announced = target;
       } catch (RuntimeException e) {
         // The rows are marked; whatever went wrong telling about them must not stop later positions,
@@ -190,7 +211,7 @@ public final class AckEngine {
         LOG.error("could not publish the acknowledgements of position {}", target, e);
       }
       applying = false;
-      if (latest.compareTo(observed) > 0) {
+      if (latest.compareTo(observed) > 0 || recordedBy > statements) {
         apply();
       } else if (stopping != null) {
         stopping.tryComplete();

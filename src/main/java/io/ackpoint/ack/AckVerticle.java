@@ -75,10 +75,10 @@ public final class AckVerticle extends VerticleBase {
     return Future.all(counting,
         bus.<PositionReached>consumer(addresses.positionReached(), msg -> {
           if (msg.headers().contains(PositionReached.RELEASE_HEADER)) {
-            releasedAhead.released(msg.body().reached(), msg.body().checkpoint());
+            releasedAhead.released(msg.body().reached(), msg.body().checkpoint(), StatementNumber.of(msg.headers()));
             return;
           }
-          releasedAhead.recorded(msg.body().reached());
+          releasedAhead.recorded(msg.body().reached(), StatementNumber.of(msg.headers()));
           if (!msg.headers().contains(READ_BACK_HEADER)) {
             missed.heard(msg.body());
           }

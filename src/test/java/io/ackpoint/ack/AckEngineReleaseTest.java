@@ -162,4 +162,33 @@ class AckEngineReleaseTest {
       });
     });
   }
+
+  /**
+   * A batch whose answer reaches the engine after the statement for the latest position began is
+   * released at that position, and names the next statement, started at once (at the same
+   * position) to record it; that statement's announcement names itself.
+   */
+  @Test
+  void aReleaseAfterTheLastStatementStartsTheNextOneWhichRecordsIt(Vertx vertx, VertxTestContext test) {
+    List<String> statements = new ArrayList<>();
+    AckEngine recording = new AckEngine(vertx, storage((position, statement) -> {
+      statements.add(position);
+      statement.complete(List.of());
+    }), Lsn.FORMAT, "reached", AckListener.NONE);
+    List<String> heard = new ArrayList<>();
+    vertx.runOnContext(v -> vertx.eventBus().<PositionReached>consumer("reached", msg -> {
+      String number = msg.headers().get(StatementNumber.HEADER);
+      heard.add((msg.headers().contains(PositionReached.RELEASE_HEADER) ? "released by " : "recorded by ")
+          + number.substring(number.lastIndexOf('/') + 1));
+      if (heard.size() == 1) {
+        recording.pending(storedNow(new Pending(USER, 7, HEAD)));
+      } else if (heard.size() == 3) {
+        test.verify(() -> {
+          assertEquals(List.of("recorded by 1", "released by 2", "recorded by 2"), heard);
+          assertEquals(List.of(AFTER, AFTER), statements);
+        });
+        test.completeNow();
+      }
+    }).completion().onSuccess(registered -> recording.observe(AFTER)));
+  }
 }
