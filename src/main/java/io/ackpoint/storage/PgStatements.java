@@ -234,8 +234,10 @@ final class PgStatements {
   // same order as a batch locks them (user key, then row id), so the two never deadlock; the lock
   // re-checks the conditions on the newest row version, and every decision is taken from the
   // locked version (the UPDATE's own conditions would be tested on the statement's snapshot, which
-  // misses a raise committed while the statement waited for the lock). A row whose head the position passed is
-  // marked processed. A row raised to a later head since an entry was queued stays pending, and the
+  // misses a raise committed while the statement waited for the lock). No two of its CTEs are
+  // joined to each other: the generic plan, which a prepared statement uses from its sixth run,
+  // knows no CTE's size and joined them in a nested loop (10,000 rows: 5 s instead of 0.1 s). A row
+  // whose head the position passed is marked processed. A row raised to a later head since an entry was queued stays pending, and the
   // entry's own id, whose head the position did pass, becomes the row's acknowledged id: every id
   // queued at or before a position is recorded once that position is applied, however often the row
   // was raised meanwhile (the engine tells streams of such ids before this statement commits, see
@@ -257,27 +259,25 @@ final class PgStatements {
             ORDER BY head, id LIMIT $2))
         RETURNING id, checkpoint
       ),
-      due AS (
-        SELECT id, (lsns->>'1') COLLATE "C" <= $1 COLLATE "C" AS passed, write_checkpoint, acknowledged_checkpoint
-          FROM ackpoint_write_checkpoints
-         WHERE id IN (SELECT id FROM dequeued) AND processed_at_lsn IS NULL
-         ORDER BY user_id, client_id, id
-           FOR UPDATE
+      entries AS MATERIALIZED (
+        SELECT id, max(checkpoint) AS checkpoint FROM dequeued GROUP BY id
       ),
-      entries AS (
-        SELECT d.id, d.passed, max(q.checkpoint) AS checkpoint,
-               d.passed OR (max(q.checkpoint) < d.write_checkpoint
-                            AND max(q.checkpoint) > coalesce(d.acknowledged_checkpoint, 0)) AS applies
-          FROM due d JOIN dequeued q USING (id)
-         GROUP BY d.id, d.passed, d.write_checkpoint, d.acknowledged_checkpoint
+      due AS (
+        SELECT c.id, (c.lsns->>'1') COLLATE "C" <= $1 COLLATE "C" AS passed, e.checkpoint,
+               (c.lsns->>'1') COLLATE "C" <= $1 COLLATE "C"
+                 OR (e.checkpoint < c.write_checkpoint AND e.checkpoint > coalesce(c.acknowledged_checkpoint, 0)) AS applies
+          FROM ackpoint_write_checkpoints c JOIN entries e ON e.id = c.id
+         WHERE c.processed_at_lsn IS NULL
+         ORDER BY c.user_id, c.client_id, c.id
+           FOR UPDATE OF c
       ),
       marked AS (
         UPDATE ackpoint_write_checkpoints c
-           SET processed_at_lsn = CASE WHEN e.passed THEN $1 END,
-               acknowledged_checkpoint = CASE WHEN e.passed THEN c.acknowledged_checkpoint
-                                              ELSE greatest(c.acknowledged_checkpoint, e.checkpoint) END
-          FROM entries e
-         WHERE c.id = e.id AND e.applies
+           SET processed_at_lsn = CASE WHEN d.passed THEN $1 END,
+               acknowledged_checkpoint = CASE WHEN d.passed THEN c.acknowledged_checkpoint
+                                              ELSE greatest(c.acknowledged_checkpoint, d.checkpoint) END
+          FROM due d
+         WHERE c.id = d.id AND d.applies
         RETURNING c.user_id, c.client_id,
                   CASE WHEN c.processed_at_lsn IS NOT NULL THEN c.write_checkpoint ELSE c.acknowledged_checkpoint END AS acknowledged
       )
