@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -65,6 +66,14 @@ class AckEngineReleaseTest {
           }
           return statement.future();
         });
+  }
+
+  /** An engine whose statements end at once, acknowledging nobody; their positions go to {@code statements}. */
+  private static AckEngine recordingNobody(Vertx vertx, List<String> statements) {
+    return new AckEngine(vertx, storage((position, statement) -> {
+      statements.add(position);
+      statement.complete(List.of());
+    }), Lsn.FORMAT, "reached", AckListener.NONE);
   }
 
   private static PendingCheckpoints storedNow(Pending... pending) {
@@ -172,16 +181,9 @@ class AckEngineReleaseTest {
   @Test
   void aReleaseAfterTheLastStatementNamesTheNextOneWhichRecordsIt(Vertx vertx, VertxTestContext test) {
     List<String> statements = new ArrayList<>();
-    AckEngine recording = new AckEngine(vertx, storage((position, statement) -> {
-      statements.add(position);
-      statement.complete(List.of());
-    }), Lsn.FORMAT, "reached", AckListener.NONE);
-    List<String> heard = new ArrayList<>();
-    vertx.runOnContext(v -> vertx.eventBus().<PositionReached>consumer("reached", msg -> {
-      heard.add(describe(msg.headers()));
-      if (heard.size() == 1) {
-        recording.pending(storedNow(new Pending(USER, 7, HEAD)));
-      } else if (heard.size() == 2) {
+    AckEngine recording = recordingNobody(vertx, statements);
+    releasedAfterTheLastStatement(vertx, recording, heard -> {
+      if (heard.size() == 2) {
         recording.observe(LATER);
       } else {
         test.verify(() -> {
@@ -190,29 +192,35 @@ class AckEngineReleaseTest {
         });
         test.completeNow();
       }
-    }).completion().onSuccess(registered -> recording.observe(AFTER)));
+    });
   }
 
   /** No position may come after a release: a clean stop runs the statement that records it. */
   @Test
   void aStopRunsTheStatementThatRecordsTheLastRelease(Vertx vertx, VertxTestContext test) {
     List<String> statements = new ArrayList<>();
-    AckEngine recording = new AckEngine(vertx, storage((position, statement) -> {
-      statements.add(position);
-      statement.complete(List.of());
-    }), Lsn.FORMAT, "reached", AckListener.NONE);
+    AckEngine recording = recordingNobody(vertx, statements);
+    releasedAfterTheLastStatement(vertx, recording, heard -> recording.stop().onComplete(test.succeeding(stopped -> test.verify(() -> {
+      assertEquals(List.of(AFTER, AFTER), statements);
+      test.completeNow();
+    }))));
+  }
+
+  /**
+   * {@code engine} applies {@link #AFTER}; once that is announced, a batch answered now is handed to
+   * it. {@code next} is told what was heard ("recorded by N", "released by N") at every message
+   * from the release on.
+   */
+  private static void releasedAfterTheLastStatement(Vertx vertx, AckEngine engine, Consumer<List<String>> next) {
     List<String> heard = new ArrayList<>();
     vertx.runOnContext(v -> vertx.eventBus().<PositionReached>consumer("reached", msg -> {
       heard.add(describe(msg.headers()));
       if (heard.size() == 1) {
-        recording.pending(storedNow(new Pending(USER, 7, HEAD)));
-      } else if (heard.size() == 2) {
-        recording.stop().onComplete(test.succeeding(stopped -> test.verify(() -> {
-          assertEquals(List.of(AFTER, AFTER), statements);
-          test.completeNow();
-        })));
+        engine.pending(storedNow(new Pending(USER, 7, HEAD)));
+      } else {
+        next.accept(heard);
       }
-    }).completion().onSuccess(registered -> recording.observe(AFTER)));
+    }).completion().onSuccess(registered -> engine.observe(AFTER)));
   }
 
   private static String describe(MultiMap headers) {
