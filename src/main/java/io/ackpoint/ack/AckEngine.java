@@ -32,9 +32,10 @@ import java.util.UUID;
  * committed, its answer lost.
  *
  * <p>The checkpoints of this node's batches are released sooner: their users are told as soon as a
- * position passes their heads, in a message marked {@link PositionReached#RELEASE_HEADER}, while the statement
- * that records them runs or waits its turn ({@link EarlyReleases} says why that is safe). The
- * statement's announcement follows as for every position, and tells the event-bus consumers.
+ * position passes their heads, in a message marked {@link PositionReached#RELEASE_HEADER}, while
+ * the statement that records them runs or waits its turn ({@link EarlyReleases} says why that is
+ * safe). The statement's announcement follows as for every position, and tells the event-bus
+ * consumers; both name the statement ({@link StatementNumber}).
  */
 public final class AckEngine {
 
