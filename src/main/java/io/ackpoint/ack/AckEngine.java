@@ -1,7 +1,7 @@
 package io.ackpoint.ack;
 
 import io.ackpoint.core.CustomCheckpoint;
-import io.ackpoint.core.FullUserId;
+import io.ackpoint.core.GreatestIds;
 import io.ackpoint.core.PendingCheckpoints;
 import io.ackpoint.core.PositionFormat;
 import io.ackpoint.core.PositionReached;
@@ -15,9 +15,7 @@ import io.vertx.core.internal.ContextInternal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -116,23 +114,23 @@ public final class AckEngine {
    * Checkpoints a batch of this node stored, with the heads they wait for: released at once if the
    * latest position passed their head already, else kept for the position that does. Not released
    * when announced already: a statement begun after the batch's answer (so after its commit) saw its
-   * rows, and applied a position at or past the head (a release would tell nobody anything new, and
-   * start one more statement).
+   * rows, and applied a position at or past the head: a release would tell nobody anything new, at
+   * the cost of a message to every event loop of every node.
    */
   public void pending(PendingCheckpoints stored) {
     boolean seenByLastStatement = observedStatementStarted - stored.storedNanos() > 0;
-    Map<FullUserId, Long> passed = new LinkedHashMap<>();
+    GreatestIds passed = new GreatestIds();
     for (PendingCheckpoints.Pending p : stored.checkpoints()) {
       if (seenByLastStatement && p.head().compareTo(observed) <= 0) {
         continue;
       }
       if (!latest.isEmpty() && p.head().compareTo(latest) <= 0) {
-        passed.merge(p.user(), p.checkpoint(), Math::max);
+        passed.add(p.user(), p.checkpoint());
       } else if (!releases.keep(p)) {
         LOG.debug("{} checkpoints wait for replication: {} is left to its acknowledgement", EarlyReleases.LIMIT, p.user());
       }
     }
-    release(EarlyReleases.asReached(passed));
+    release(passed.reached());
   }
 
   /**

@@ -1,14 +1,11 @@
 package io.ackpoint.ack;
 
-import io.ackpoint.core.FullUserId;
+import io.ackpoint.core.GreatestIds;
 import io.ackpoint.core.PendingCheckpoints.Pending;
 import io.ackpoint.core.Reached;
 
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.PriorityQueue;
 
 /**
@@ -47,18 +44,12 @@ final class EarlyReleases {
     if (byHead.isEmpty() || byHead.peek().head().compareTo(position) > 0) {
       return List.of();
     }
-    Map<FullUserId, Long> users = new LinkedHashMap<>();
+    GreatestIds users = new GreatestIds();
     while (!byHead.isEmpty() && byHead.peek().head().compareTo(position) <= 0) {
       Pending p = byHead.poll();
-      users.merge(p.user(), p.checkpoint(), Math::max);
+      users.add(p.user(), p.checkpoint());
     }
-    return asReached(users);
-  }
-
-  static List<Reached> asReached(Map<FullUserId, Long> users) {
-    List<Reached> reached = new ArrayList<>(users.size());
-    users.forEach((user, id) -> reached.add(new Reached(user, id)));
-    return reached;
+    return users.reached();
   }
 
   int size() {

@@ -7,6 +7,7 @@ import io.ackpoint.core.CheckpointWrite;
 import io.ackpoint.core.CustomCheckpoint;
 import io.ackpoint.core.CustomCheckpoints;
 import io.ackpoint.core.FullUserId;
+import io.ackpoint.core.GreatestIds;
 import io.ackpoint.core.Reached;
 import io.ackpoint.core.StoredBatch;
 import io.ackpoint.core.WriteOutcome;
@@ -24,7 +25,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -204,13 +204,11 @@ public final class MongoCheckpointStorage implements CheckpointStorage {
 
   /** One {@link Reached} per user, with its greatest id: duplicates never tell a lower id after a higher one. */
   private static List<Reached> greatestPerUser(List<JsonObject> documents) {
-    Map<FullUserId, Long> greatest = new LinkedHashMap<>();
+    GreatestIds greatest = new GreatestIds();
     for (JsonObject doc : documents) {
-      greatest.merge(CheckpointDocument.user(doc), ((Number) doc.getValue(CHECKPOINT)).longValue(), Math::max);
+      greatest.add(CheckpointDocument.user(doc), ((Number) doc.getValue(CHECKPOINT)).longValue());
     }
-    List<Reached> reached = new ArrayList<>(greatest.size());
-    greatest.forEach((user, id) -> reached.add(new Reached(user, id)));
-    return reached;
+    return greatest.reached();
   }
 
   /** A pending document answers the id acknowledged before a batch raised it ({@link CheckpointDocument#ACKNOWLEDGED}). */

@@ -5,6 +5,7 @@ import io.ackpoint.core.CheckpointWrite;
 import io.ackpoint.core.CustomCheckpoint;
 import io.ackpoint.core.CustomCheckpoints;
 import io.ackpoint.core.FullUserId;
+import io.ackpoint.core.GreatestIds;
 import io.ackpoint.core.HeadedBatch;
 import io.ackpoint.core.Reached;
 import io.ackpoint.core.StoredBatch;
@@ -22,7 +23,6 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
@@ -224,15 +224,8 @@ public final class PgCheckpointStorage implements CheckpointStorage {
 
   /** The users acknowledged at {@code position}, or {@code null} if the pending queue must be rebuilt first. */
   private Future<List<Reached>> markQueued(String position) {
-    Map<FullUserId, Long> reached = new LinkedHashMap<>();
-    return markWindow(position, reached, false).map(complete -> {
-      if (!complete) {
-        return (List<Reached>) null;
-      }
-      List<Reached> all = new ArrayList<>(reached.size());
-      reached.forEach((user, id) -> all.add(new Reached(user, id)));
-      return all;
-    }).onSuccess(all -> {
+    GreatestIds reached = new GreatestIds();
+    return markWindow(position, reached, false).map(complete -> complete ? reached.reached() : null).onSuccess(all -> {
       if (all != null) {
         vacuum.dequeued();
       }
@@ -244,7 +237,7 @@ public final class PgCheckpointStorage implements CheckpointStorage {
    * count of entries; a user marked by two keeps its greatest id. Answers whether the queue was
    * complete. A failure after a statement committed says that some rows may be marked.
    */
-  private Future<Boolean> markWindow(String position, Map<FullUserId, Long> reached, boolean marked) {
+  private Future<Boolean> markWindow(String position, GreatestIds reached, boolean marked) {
     return pool.preparedQuery(MARK_PROCESSED).execute(Tuple.of(position, markWindow)).transform(ar -> {
       if (ar.failed()) {
         return Future.failedFuture(marked ? new PartlyMarkedException(ar.cause()) : AckpointError.STORAGE_UNAVAILABLE.exception(ar.cause()));
@@ -254,7 +247,7 @@ public final class PgCheckpointStorage implements CheckpointStorage {
         if (row.getString(0) == null) {
           taken = row.getLong(2);
         } else {
-          reached.merge(new FullUserId(row.getString(0), row.getString(1)), row.getLong(2), Math::max);
+          reached.add(new FullUserId(row.getString(0), row.getString(1)), row.getLong(2));
         }
       }
       if (taken == null) {
