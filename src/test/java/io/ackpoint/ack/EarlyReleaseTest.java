@@ -39,9 +39,7 @@ class EarlyReleaseTest {
   void aStreamHearsItsCheckpointOnceReplicationPassesItsHeadBeforeStorageRecordsIt() {
     try (HeldAcknowledgements held = HeldAcknowledgements.hold(app);
          StreamClient stream = app.stream(token, "c1")) {
-      stream.next();
-      stream.next();
-      String id = data(app.api().checkpointRequest(token, "c1", "7")).getString("checkpoint_request_id");
+      String id = requestOnOpenedStream(stream);
       assertEquals(id, stream.nextMatching(line -> line.containsKey("checkpoint_diff"))
           .getJsonObject("checkpoint_diff").getString("write_checkpoint"));
       assertEquals(0, app.sql().count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NOT NULL"),
@@ -53,9 +51,7 @@ class EarlyReleaseTest {
   void aStreamOpenedAfterTheReleaseStartsFromItThoughStorageHasNotRecordedIt() {
     try (HeldAcknowledgements held = HeldAcknowledgements.hold(app);
          StreamClient stream = app.stream(token, "c1")) {
-      stream.next();
-      stream.next();
-      String id = data(app.api().checkpointRequest(token, "c1", "7")).getString("checkpoint_request_id");
+      String id = requestOnOpenedStream(stream);
       JsonObject diff = stream.nextMatching(line -> line.containsKey("checkpoint_diff")).getJsonObject("checkpoint_diff");
       try (StreamClient reopened = app.stream(token, "c1")) {
         JsonObject first = reopened.next().getJsonObject("checkpoint");
@@ -75,15 +71,20 @@ class EarlyReleaseTest {
     String id;
     try (HeldAcknowledgements held = HeldAcknowledgements.hold(app);
          StreamClient stream = app.stream(token, "c1")) {
-      stream.next();
-      stream.next();
-      id = data(app.api().checkpointRequest(token, "c1", "7")).getString("checkpoint_request_id");
+      id = requestOnOpenedStream(stream);
       stream.nextMatching(line -> line.containsKey("checkpoint_diff"));
       assertNull(told.poll(), "not before storage records it");
     }
     JsonObject reached = told.poll(20, TimeUnit.SECONDS);
     assertEquals(id, reached == null ? null : reached.getString("write_checkpoint"));
     assertEquals(1, app.sql().count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NOT NULL"));
+  }
+
+  /** Reads the stream's opening lines, then requests checkpoint 7 of its user; answers the id stored. */
+  private String requestOnOpenedStream(StreamClient stream) {
+    stream.next();
+    stream.next();
+    return data(app.api().checkpointRequest(token, "c1", "7")).getString("checkpoint_request_id");
   }
 
   /**
