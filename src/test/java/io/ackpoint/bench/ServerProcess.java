@@ -8,9 +8,14 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
-/** An Ackpoint started as its own process from target/ackpoint.jar, so that its CPU can be read apart. */
+/**
+ * An Ackpoint started as its own process from target/ackpoint.jar, so that its CPU can be read apart,
+ * with the JVM options it ships with ({@code conf/jvm.options}, as {@code scripts/run} and the image).
+ */
 final class ServerProcess implements AutoCloseable {
 
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -32,7 +37,10 @@ final class ServerProcess implements AutoCloseable {
   /** {@code jar}: another build of Ackpoint, for before/after comparisons. */
   static ServerProcess start(String name, int port, Map<String, String> env, Path jar) throws IOException, InterruptedException {
     Path log = Files.createTempFile("ackpoint-bench-" + name, ".log");
-    ProcessBuilder builder = new ProcessBuilder("java", "-XX:+UseParallelGC", "-XX:PerfDataSamplingInterval=1000", "-jar", jar.toString())
+    List<String> command = new ArrayList<>(List.of("java"));
+    command.addAll(jvmOptions());
+    command.addAll(List.of("-jar", jar.toString()));
+    ProcessBuilder builder = new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(log.toFile());
     builder.environment().putAll(env);
@@ -54,6 +62,13 @@ final class ServerProcess implements AutoCloseable {
     }
     server.close();
     throw new IllegalStateException("Ackpoint did not become ready: " + Files.readString(log));
+  }
+
+  private static List<String> jvmOptions() throws IOException {
+    return Files.readAllLines(Path.of("conf/jvm.options")).stream()
+        .map(String::strip)
+        .filter(line -> !line.isEmpty() && !line.startsWith("#"))
+        .toList();
   }
 
   long pid() {
