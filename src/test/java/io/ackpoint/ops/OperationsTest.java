@@ -7,17 +7,23 @@ import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
 
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The runnable service as an operator meets it: JSON log lines with the request id, an access log,
- * request ids echoed, and metrics with histogram buckets, pool, event-bus and JVM series.
+ * request ids echoed, metrics with histogram buckets, pool, event-bus and JVM series, and Linux's
+ * epoll under its sockets.
  */
 class OperationsTest {
 
@@ -61,6 +67,15 @@ class OperationsTest {
       Thread.sleep(accessSeen ? 0 : 50);
     }
     assertTrue(accessSeen, ackpoint.log());
+  }
+
+  @Test
+  @EnabledOnOs(value = OS.LINUX, architectures = {"amd64", "aarch64"})
+  void onLinuxTheNetworkGoesThroughNettysNativeEpollTransport() throws Exception {
+    // Loaded only when Vert.x, asked to prefer a native transport, found it available and took it.
+    String maps = Files.readString(Path.of("/proc", Long.toString(ackpoint.pid()), "maps"));
+    assertTrue(maps.contains("netty_transport_native_epoll"), "Netty's epoll library is not loaded");
+    assertFalse(ackpoint.log().contains("Java NIO"), ackpoint.log());
   }
 
   @Test

@@ -91,6 +91,10 @@ public final class AckpointProcess implements AutoCloseable {
     return port;
   }
 
+  public long pid() {
+    return process.pid();
+  }
+
   public boolean isAlive() {
     return process.isAlive();
   }
