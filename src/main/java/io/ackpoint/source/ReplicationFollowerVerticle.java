@@ -131,11 +131,17 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
           vertx.eventBus().send(addresses.positionObserved(), observed.position());
           stream.confirm(observed.position());
         }
-      } catch (SQLException | RuntimeException e) {
+      } catch (SQLException | RuntimeException | Error e) {
+        if (e instanceof Error) {
+          // A bug or an exhausted resource (a stack overflow, memory), on this thread or in what it
+          // calls: uncaught, it ended the thread without a word, and the node stayed ready while
+          // nothing followed. Logged with its trace, and followed again as after any failure.
+          LOG.error("the replication follower's thread failed ({}): following again", e, e);
+        }
         // A stream aborted on purpose (stopped, or its custom table no longer published) has not failed.
         if (!stopped && (current == null || !current.aborted())) {
           // One log line per change of cause, not per retry; readiness carries the same reason.
-          status.failed(failures.reason(e));
+          status.failed(e instanceof Error ? "the replication follower failed: " + e : failures.reason(e));
         }
         // A source that is down at start does not stop Ackpoint from starting; readiness says so.
         firstAttempt.tryComplete();

@@ -1,0 +1,83 @@
+package io.ackpoint.source;
+
+import io.ackpoint.AckpointAddresses;
+import io.ackpoint.config.AckpointConfig;
+import io.ackpoint.support.Await;
+import io.ackpoint.support.LogCapture;
+import io.ackpoint.support.Sql;
+import io.ackpoint.support.TestAckpoint;
+import io.ackpoint.support.TestDatabase;
+import io.vertx.core.Vertx;
+import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The PostgreSQL follower's own thread: what goes wrong on it is reported and survived. */
+@ExtendWith(VertxExtension.class)
+class ReplicationFollowerTest {
+
+  private Vertx vertx;
+  private String db;
+  private Sql sql;
+  private AckpointConfig config;
+  private AckpointAddresses addresses;
+  private final BlockingQueue<String> observed = new LinkedBlockingQueue<>();
+
+  @BeforeEach
+  void setUp(Vertx vertx) {
+    this.vertx = vertx;
+    db = TestDatabase.freshDatabase();
+    sql = new Sql(vertx, db);
+    config = TestAckpoint.config(TestAckpoint.withFollower(TestAckpoint.configJson(db)));
+    addresses = new AckpointAddresses("replication-follower-test");
+    Await.result(vertx.eventBus().<String>localConsumer(addresses.positionObserved(), msg -> observed.add(msg.body())).completion());
+  }
+
+  @AfterEach
+  void tearDown() {
+    sql.query("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1 AND NOT active",
+        config.replication().slotName());
+    sql.close();
+  }
+
+  /**
+   * An {@code Error} (here from the metrics, told that the follower runs) used to end the follower's
+   * thread without a word: the verticle never started, and a follower that had started stayed
+   * "ready" while nothing followed. It is logged with its trace and the stream opened again.
+   */
+  @Test
+  void anErrorOnTheFollowersThreadIsLoggedAndTheFollowerCarriesOn() throws InterruptedException {
+    AtomicBoolean thrown = new AtomicBoolean();
+    ReplicationListener failingOnce = new ReplicationListener() {
+      @Override
+      public void followerUp(boolean up) {
+        if (up && thrown.compareAndSet(false, true)) {
+          throw new StackOverflowError("thrown by the test");
+        }
+      }
+    };
+    PgReplicationSource source = new PgReplicationSource(sql.pool());
+    try (LogCapture log = LogCapture.of("io.ackpoint.source.ReplicationFollowerVerticle")) {
+      String deployment = Await.result(vertx.deployVerticle(
+          new ReplicationFollowerVerticle(db, config.replication(), null, source, addresses, failingOnce)));
+      // The stream opened again writes a marker at once (the heartbeat after every connect).
+      String position = observed.poll(30, TimeUnit.SECONDS);
+      assertNotNull(position, "no position observed after the error");
+      assertTrue(thrown.get());
+      String error = log.awaitMessage("ERROR", Duration.ofSeconds(10));
+      assertTrue(error.contains("thrown by the test"), error);
+      Await.result(vertx.undeploy(deployment));
+    }
+  }
+}
