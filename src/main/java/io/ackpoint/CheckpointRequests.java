@@ -46,9 +46,10 @@ public final class CheckpointRequests {
     throw invalidId("must be a string of decimal digits");
   }
 
+  /** Any number of digits (the body limit bounds them): leading zeros do not count, the value does. */
   private static long parseDigits(String s) {
-    if (s.isEmpty() || s.length() > 19) {
-      throw invalidId("must be 1 to 19 decimal digits");
+    if (s.isEmpty()) {
+      throw invalidId("must be decimal digits");
     }
     long n = 0;
     for (int i = 0; i < s.length(); i++) {

@@ -72,6 +72,14 @@ class CheckpointApiTest {
     assertEquals("9223372036854775807", data(response).getString("checkpoint_request_id"));
   }
 
+  /** SPEC section 2 bounds the value, not the digits: leading zeros, however many, do not count. */
+  @Test
+  void suppliedIdsWithLeadingZerosAreTheirValueWhateverTheirLength() {
+    assertEquals("42", data(app.api().checkpointRequest(token, "c1", "000000000000000000000042")).getString("checkpoint_request_id"));
+    assertEquals("9223372036854775807",
+        data(app.api().checkpointRequest(token, "c2", "0009223372036854775807")).getString("checkpoint_request_id"));
+  }
+
   @Test
   void checkpointRequestSetsRequestedAt() {
     app.api().checkpointRequest(token, "c1", "4");
