@@ -49,12 +49,12 @@ EXPOSE 8080
 # left to it. Before java: /app/data/tmp is emptied, and the database directory gets back the mode
 # PostgreSQL insists on (0700), which Kubernetes' fsGroup takes from it at every mount unless
 # fsGroupChangePolicy is OnRootMismatch. JAVA_OPTS is split on whitespace, not globbed, and comes
-# after the image's options (conf/jvm.options, then its own), so it can override them.
+# after the image's options (conf/jvm.options, then its own), so it can override them; another
+# collector is chosen with the file's turned off (see conf/jvm.options).
 ENTRYPOINT ["/usr/bin/tini", "--", "/bin/sh", "-c", "\
     set -ef; \
     mkdir -p /app/data/tmp; \
     find /app/data/tmp -mindepth 1 -delete; \
     if [ -d \"$ACKPOINT_EMBEDDED_DATA_DIR\" ]; then chmod 0700 \"$ACKPOINT_EMBEDDED_DATA_DIR\"; fi; \
-    exec java $(grep -Ev '^[[:space:]]*(#|$)' /app/conf/jvm.options) \
-        -XX:+ExitOnOutOfMemoryError -XX:ErrorFile=/app/data/hs_err_pid%p.log \
+    exec java $(grep -Ev '^[[:space:]]*(#|$)' /app/conf/jvm.options) -XX:ErrorFile=/app/data/hs_err_pid%p.log \
         -Djava.io.tmpdir=/app/data/tmp $JAVA_OPTS -jar /app/ackpoint.jar", "ackpoint"]

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -65,9 +66,11 @@ final class ServerProcess implements AutoCloseable {
   }
 
   private static List<String> jvmOptions() throws IOException {
+    // As scripts/run reads them: split on blanks, comment lines aside.
     return Files.readAllLines(Path.of("conf/jvm.options")).stream()
         .map(String::strip)
         .filter(line -> !line.isEmpty() && !line.startsWith("#"))
+        .flatMap(line -> Arrays.stream(line.split("\\s+")))
         .toList();
   }
 
