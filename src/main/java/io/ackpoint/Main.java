@@ -74,7 +74,7 @@ public final class Main {
     options.setMeterRegistry(registry);
     // Linux's epoll rather than Java NIO where Netty's native library loads (x86-64 and ARM64 are
     // bundled): 11 % more checkpoint requests per second for 16 % less CPU each under scripts/bench's
-    // load (README, Benchmarks). Elsewhere Vert.x falls back to NIO, and the start says so.
+    // load (README, Benchmarks). Elsewhere Vert.x falls back to NIO; the start says which it uses.
     VertxOptions vertxOptions = new VertxOptions().setEventLoopPoolSize(AckpointImpl.eventLoops(config)).setPreferNativeTransport(true)
         .setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true).setJvmMetricsEnabled(true)
             .addDisabledMetricsCategory(MetricsDomain.HTTP_SERVER));
@@ -113,9 +113,11 @@ public final class Main {
       System.exit(invalid ? 2 : 1);
       return;
     }
-    if (!vertx.isNativeTransportEnabled()) {
+    if (vertx.isNativeTransportEnabled()) {
+      LOG.info("network transport: epoll (Netty's native transport)");
+    } else {
       Throwable cause = vertx.unavailableNativeTransportCause();
-      LOG.info("the network goes through Java NIO: Netty's native epoll transport is not available here{}",
+      LOG.info("network transport: Java NIO, since Netty's native epoll transport is not available here{}",
           cause == null ? "" : " (" + reason(cause) + ")");
     }
     LOG.info("Ackpoint {}{}", config.http().enabled() ? "listening on http://" + config.http().host() + ":" + ackpoint.httpPort()
