@@ -6,8 +6,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The follower's state for readiness, written where its stream runs and read by its event loop. A
- * failure is logged in one line, without a stack trace, when its cause changes, not on every retry:
- * a slot held by another process would otherwise log every few seconds for as long as it lasts.
+ * failure is logged in one line, without a stack trace unless it is a bug's, when its cause changes,
+ * not on every retry: a slot held by another process would otherwise log every few seconds for as
+ * long as it lasts.
  */
 final class FollowerStatus {
 
@@ -41,11 +42,25 @@ final class FollowerStatus {
   }
 
   void failed(String reason) {
+    failed(reason, null);
+  }
+
+  /** A failure that is not the source's doing (a bug): its trace is logged too, once per cause as well. */
+  void failed(String reason, Throwable unexpected) {
     current = ReplicationStatus.notReady(reason);
-    listener.followerUp(false);
     if (!reason.equals(logged)) {
-      LOG.warn("replication follower not running, retrying: {}", reason);
+      if (unexpected == null) {
+        LOG.warn("replication follower not running, retrying: {}", reason);
+      } else {
+        LOG.error("replication follower not running, retrying: {}", reason, unexpected);
+      }
       logged = reason;
+    }
+    try {
+      listener.followerUp(false);
+    } catch (RuntimeException | Error e) {
+      // The metrics must not stop the follower from retrying: this runs where it reports a failure.
+      LOG.warn("could not tell the metrics that the follower stopped: {}", e.toString());
     }
   }
 }

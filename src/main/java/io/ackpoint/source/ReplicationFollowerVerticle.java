@@ -132,21 +132,23 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
           stream.confirm(observed.position());
         }
       } catch (SQLException | RuntimeException | Error e) {
-        if (e instanceof Error) {
-          // A bug or an exhausted resource (a stack overflow, memory), on this thread or in what it
-          // calls: uncaught, it ended the thread without a word, and the node stayed ready while
-          // nothing followed. Logged with its trace, and followed again as after any failure.
-          LOG.error("the replication follower's thread failed ({}): following again", e, e);
-        }
         // A stream aborted on purpose (stopped, or its custom table no longer published) has not failed.
         if (!stopped && (current == null || !current.aborted())) {
-          // One log line per change of cause, not per retry; readiness carries the same reason.
-          status.failed(e instanceof Error ? "the replication follower failed: " + e : failures.reason(e));
+          if (e instanceof Error) {
+            // A bug or an exhausted resource (a stack overflow), on this thread or in what it calls:
+            // uncaught, it ended the thread without a word, and the node stayed ready while nothing
+            // followed. Reported with its trace, and followed again as after any failure.
+            status.failed("the replication follower failed: " + e, e);
+          } else {
+            // One log line per change of cause, not per retry; readiness carries the same reason.
+            status.failed(failures.reason(e));
+          }
         }
-        // A source that is down at start does not stop Ackpoint from starting; readiness says so.
-        firstAttempt.tryComplete();
       } finally {
         current = null;
+        // A source that is down at start does not stop Ackpoint from starting; readiness says so.
+        // Here, not in the catch: nothing that goes wrong reporting a failure leaves the start waiting.
+        firstAttempt.tryComplete();
       }
       if (!stopped) {
         pause(backoff);

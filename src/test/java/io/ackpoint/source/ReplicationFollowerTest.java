@@ -68,7 +68,7 @@ class ReplicationFollowerTest {
       }
     };
     PgReplicationSource source = new PgReplicationSource(sql.pool());
-    try (LogCapture log = LogCapture.of("io.ackpoint.source.ReplicationFollowerVerticle")) {
+    try (LogCapture log = LogCapture.of("io.ackpoint.source.FollowerStatus")) {
       String deployment = Await.result(vertx.deployVerticle(
           new ReplicationFollowerVerticle(db, config.replication(), null, source, addresses, failingOnce)));
       // The stream opened again writes a marker at once (the heartbeat after every connect).
