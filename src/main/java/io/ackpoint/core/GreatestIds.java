@@ -18,10 +18,6 @@ public final class GreatestIds {
     byUser.merge(user, id, Math::max);
   }
 
-  public boolean isEmpty() {
-    return byUser.isEmpty();
-  }
-
   public List<Reached> reached() {
     List<Reached> reached = new ArrayList<>(byUser.size());
     byUser.forEach((user, id) -> reached.add(new Reached(user, id)));

@@ -230,23 +230,24 @@ final class PgStatements {
       """.formatted(QUEUE_COMPLETE);
 
   // COLLATE "C": heads compare as plain bytes, which is their replication order; a linguistic
-  // collation may ignore the '/' or order digits and letters differently. The rows are locked in the
-  // same order as a batch locks them (user key, then row id), so the two never deadlock; the lock
-  // re-checks the conditions on the newest row version, and every decision is taken from the
+  // collation may ignore the '/' or order digits and letters differently. The rows are locked in
+  // the same order as a batch locks them (user key, then row id), so the two never deadlock; the
+  // lock re-checks the conditions on the newest row version, and every decision is taken from the
   // locked version (the UPDATE's own conditions would be tested on the statement's snapshot, which
   // misses a raise committed while the statement waited for the lock). No two of its CTEs are
   // joined to each other: the generic plan, which a prepared statement uses from its sixth run,
   // knows no CTE's size and joined them in a nested loop (10,000 rows: 5 s instead of 0.1 s). A row
-  // whose head the position passed is marked processed. A row raised to a later head since an entry was queued stays pending, and the
-  // entry's own id, whose head the position did pass, becomes the row's acknowledged id: every id
-  // queued at or before a position is recorded once that position is applied, however often the row
-  // was raised meanwhile (the engine tells streams of such ids before this statement commits, see
-  // EarlyReleases). Duplicate rows of one user (older installs) are answered once, with their
-  // greatest acknowledged id, so that nobody is told of a lower id after a higher one. At most $2
-  // queue entries per statement, the oldest heads first: a position after a bulk transaction or a
-  // long outage is due for any number of rows, more than one statement marks within
-  // statement_timeout. The last row answers how many entries were taken (null when the queue lost
-  // its proof of completeness); the caller repeats while a statement takes its full count.
+  // whose head the position passed is marked processed. A row raised to a later head since an entry
+  // was queued stays pending, and the entry's own id, whose head the position did pass, becomes the
+  // row's acknowledged id: every id queued at or before a position is recorded once that position
+  // is applied, however often the row was raised meanwhile (the engine tells streams of such ids
+  // before this statement commits, see EarlyReleases). Duplicate rows of one user (older installs)
+  // are answered once, with their greatest acknowledged id, so that nobody is told of a lower id
+  // after a higher one. At most $2 queue entries per statement, the oldest heads first: a position
+  // after a bulk transaction or a long outage is due for any number of rows, more than one
+  // statement marks within statement_timeout. The last row answers how many entries were taken
+  // (null when the queue lost its proof of completeness); the caller repeats while a statement
+  // takes its full count.
   static final String MARK_PROCESSED = """
       WITH queue AS MATERIALIZED (
         SELECT %s AS complete

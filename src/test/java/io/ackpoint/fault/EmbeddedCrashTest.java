@@ -9,10 +9,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -52,11 +54,7 @@ class EmbeddedCrashTest {
   @Test
   void aSigtermWhileStartingStopsOnceStartedWithStatus0AndStopsItsDatabase(@TempDir Path dataDir) throws Exception {
     AckpointProcess starting = AckpointProcess.start(env(dataDir, TestAckpoint.freePort()));
-    // Another process's log: polled, bounded.
-    long deadline = System.nanoTime() + 60_000_000_000L;
-    while (!starting.log().contains("starting the embedded PostgreSQL") && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
+    starting.awaitLogLine(line -> line.contains("starting the embedded PostgreSQL"), Duration.ofSeconds(60));
     assertEquals(0, starting.stop(), starting.log());
     assertFalse(Files.exists(dataDir.resolve("postmaster.pid")), "the embedded PostgreSQL was left running: " + starting.log());
   }
@@ -97,13 +95,8 @@ class EmbeddedCrashTest {
       assertTrue(liveness.body().contains("the embedded PostgreSQL has stopped"), liveness.body());
       // Told in the log too, once, naming where the server's own log is (it had logged its start there).
       String told = "ERROR [";
-      long deadline = System.nanoTime() + 10_000_000_000L;
-      while (first.log().lines().noneMatch(line -> line.contains(told) && line.contains("(pid " + pid + ") has stopped"))
-          && System.nanoTime() < deadline) {
-        Thread.sleep(50);
-      }
-      assertTrue(first.log().lines().anyMatch(line -> line.contains(told) && line.contains("(pid " + pid + ") has stopped")
-          && line.contains(dataDir.resolve("log").toString())), first.log());
+      assertNotNull(first.awaitLogLine(line -> line.contains(told) && line.contains("(pid " + pid + ") has stopped")
+          && line.contains(dataDir.resolve("log").toString()), Duration.ofSeconds(10)), first.log());
       try (var files = Files.list(dataDir.resolve("log"))) {
         assertTrue(files.anyMatch(f -> f.getFileName().toString().matches("postgresql-\\w{3}\\.log")));
       }

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
 
 import java.net.Socket;
+import java.time.Duration;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
@@ -70,14 +71,8 @@ class OperationsTest {
   @Test
   @EnabledOnOs(value = OS.LINUX, architectures = {"amd64", "aarch64"})
   void onLinuxTheNetworkGoesThroughNettysNativeEpollTransport() throws Exception {
-    // Logged once the service has started, which may be just after it answers ready: the log of
-    // another process is polled.
-    long deadline = System.nanoTime() + 10_000_000_000L;
-    String transport = null;
-    while (transport == null && System.nanoTime() < deadline) {
-      transport = ackpoint.log().lines().filter(line -> line.contains("network transport:")).findFirst().orElse(null);
-      Thread.sleep(transport == null ? 50 : 0);
-    }
+    // Logged once the service has started, which may be just after it answers ready.
+    String transport = ackpoint.awaitLogLine(line -> line.contains("network transport:"), Duration.ofSeconds(10));
     assertNotNull(transport, ackpoint.log());
     assertTrue(transport.contains("network transport: epoll"), transport);
   }

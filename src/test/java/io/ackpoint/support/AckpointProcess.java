@@ -12,7 +12,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * Ackpoint as a process of its own ({@code io.ackpoint.Main} on this test run's class path), for
@@ -169,6 +171,21 @@ public final class AckpointProcess implements AutoCloseable {
 
   public String log() throws IOException {
     return Files.readString(log);
+  }
+
+  /**
+   * The first line of its log that {@code matches}, once there is one, or null after {@code timeout}:
+   * another process's log can only be polled.
+   */
+  public String awaitLogLine(Predicate<String> matches, Duration timeout) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      Optional<String> line = log().lines().filter(matches).findFirst();
+      if (line.isPresent() || System.nanoTime() - deadline >= 0) {
+        return line.orElse(null);
+      }
+      Thread.sleep(20);
+    }
   }
 
   @Override
