@@ -46,6 +46,12 @@ final class PgLogicalStream implements AutoCloseable {
   record Observed(String position, List<CustomCheckpoint> custom) {
   }
 
+  /** Opens the stream's connections: {@link DriverManager} itself, or one that a stop can reach. */
+  @FunctionalInterface
+  interface Connector {
+    Connection connect(String url, Properties props) throws SQLException;
+  }
+
   private static final long MAX_IDLE_TICK_MILLIS = 5_000;
   /** The message type of CommandComplete. */
   private static final int COMMAND_COMPLETE = 'C';
@@ -86,7 +92,13 @@ final class PgLogicalStream implements AutoCloseable {
    * checkpoint mode), else the publication stays empty.
    */
   static PgLogicalStream open(String uri, ReplicationConfig config, CustomTable customTable) throws SQLException {
-    return open(uri, config, customTable, silenceLimit(config));
+    return open(uri, config, customTable, silenceLimit(config), DriverManager::getConnection);
+  }
+
+  /** Like {@link #open(String, ReplicationConfig, CustomTable)}, its connections opened by {@code connector}. */
+  static PgLogicalStream open(String uri, ReplicationConfig config, CustomTable customTable, Connector connector)
+      throws SQLException {
+    return open(uri, config, customTable, silenceLimit(config), connector);
   }
 
   /**
@@ -95,6 +107,11 @@ final class PgLogicalStream implements AutoCloseable {
    */
   static PgLogicalStream open(String uri, ReplicationConfig config, CustomTable customTable, Duration silenceLimit)
       throws SQLException {
+    return open(uri, config, customTable, silenceLimit, DriverManager::getConnection);
+  }
+
+  private static PgLogicalStream open(String uri, ReplicationConfig config, CustomTable customTable, Duration silenceLimit,
+                                      Connector connector) throws SQLException {
     PgConnectOptions options = PgConnectOptions.fromUri(uri);
     String url = "jdbc:postgresql://" + options.getHost() + ":" + options.getPort() + "/" + options.getDatabase();
     Properties props = new Properties();
@@ -105,12 +122,15 @@ final class PgLogicalStream implements AutoCloseable {
     PGProperty.APPLICATION_NAME.set(props, "ackpoint-follower");
     PGProperty.TCP_KEEP_ALIVE.set(props, true);
     PGProperty.CONNECT_TIMEOUT.set(props, 10);
+    // Bounds the whole login, not only the TCP connect; PgJDBC then opens the connection on a thread
+    // of its own and waits for it interruptibly, so a stop reaches a follower that is connecting.
+    PGProperty.LOGIN_TIMEOUT.set(props, 10);
     // A silently dead connection must not stall acknowledgements: the server sends keepalives and
     // the heartbeat marker moves the stream, so a read that sees nothing for this long means the
     // connection is gone, and the follower reconnects.
     readTimeout(props, silenceLimit);
     Duration silence;
-    try (Connection c = DriverManager.getConnection(url, props)) {
+    try (Connection c = connector.connect(url, props)) {
       Publication.ensure(c, config.publication(), customTable);
       silence = max(silenceLimit, walSenderTimeout(c));
     }
@@ -119,7 +139,7 @@ final class PgLogicalStream implements AutoCloseable {
     PGProperty.REPLICATION.set(props, "database");
     PGProperty.ASSUME_MIN_SERVER_VERSION.set(props, "10");
     PGProperty.PREFER_QUERY_MODE.set(props, "simple");
-    Connection connection = DriverManager.getConnection(url, props);
+    Connection connection = connector.connect(url, props);
     try {
       PGConnection pg = connection.unwrap(PGConnection.class);
       if (customTable == null && dropIfInvalidated(connection, config.slotName())) {

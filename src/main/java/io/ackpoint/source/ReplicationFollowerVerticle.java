@@ -39,7 +39,9 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
   private final AckpointAddresses addresses;
   private final ReplicationListener listener;
   private WorkerExecutor worker;
-  private volatile boolean stopped;
+  /** Completes once the follower's loop has ended: its thread holds no connection any more. */
+  private Future<Void> loopEnded;
+  private final FollowerStop stopping = new FollowerStop();
   private volatile PgLogicalStream current;
   private long heartbeatTimer;
   private final Promise<Void> firstAttempt = Promise.promise();
@@ -72,7 +74,7 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
     vertx.setPeriodic(config.statusInterval().toMillis(), id -> statusTick());
     // A thread of its own, allowed to block for as long as the stream lives.
     worker = vertx.createSharedWorkerExecutor("ackpoint-replication-" + deploymentID(), 1, 365, TimeUnit.DAYS);
-    worker.executeBlocking(() -> {
+    loopEnded = worker.executeBlocking(() -> {
       follow();
       return null;
     }, false);
@@ -111,9 +113,18 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
   }
 
   private void follow() {
+    stopping.entered();
+    try {
+      followUntilStopped();
+    } finally {
+      stopping.left();
+    }
+  }
+
+  private void followUntilStopped() {
     long backoff = 100;
-    while (!stopped) {
-      try (PgLogicalStream stream = PgLogicalStream.open(uri, config, customTable)) {
+    while (!stopping.requested()) {
+      try (PgLogicalStream stream = PgLogicalStream.open(uri, config, customTable, stopping)) {
         current = stream;
         backoff = 100;
         // The status first: readiness is right as soon as start() completes.
@@ -122,7 +133,7 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
         firstAttempt.tryComplete();
         context.runOnContext(v -> heartbeat());
         PgLogicalStream.Observed observed;
-        while (!stopped && (observed = stream.next()) != null) {
+        while (!stopping.requested() && (observed = stream.next()) != null) {
           if (!observed.custom().isEmpty()) {
             // Blocks this worker thread until the rows are durable, or throws: the stream then
             // restarts from the last confirmed position and the slot sends them again.
@@ -133,7 +144,7 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
         }
       } catch (SQLException | RuntimeException | Error e) {
         // A stream aborted on purpose (stopped, or its custom table no longer published) has not failed.
-        if (!stopped && (current == null || !current.aborted())) {
+        if (!stopping.requested() && (current == null || !current.aborted())) {
           if (e instanceof Error) {
             // A bug or an exhausted resource (a stack overflow), on this thread or in what it calls:
             // uncaught, it ended the thread without a word, and the node stayed ready while nothing
@@ -146,38 +157,37 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
         }
       } finally {
         current = null;
+        stopping.attemptEnded();
         // A source that is down at start does not stop Ackpoint from starting; readiness says so.
         // Here, not in the catch: nothing that goes wrong reporting a failure leaves the start waiting.
         firstAttempt.tryComplete();
       }
-      if (!stopped) {
-        pause(backoff);
+      if (!stopping.requested()) {
+        // On the follower's own worker thread, never on an event loop; a stop ends the pause.
+        stopping.pause(backoff);
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       }
     }
   }
 
-  /** Waits between reconnects, on the follower's own worker thread, never on an event loop. */
-  private static void pause(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
+  /**
+   * Completes once the follower's thread has left its loop, so no connection of the follower's (the
+   * replication connection, which holds the slot, above all) outlives the undeploy: a node that
+   * takes over the slot next competes with no connection of this one's (only, for a moment, with the
+   * server's backend of the closed one). The stop reaches the thread wherever it blocks.
+   */
   @Override
   public Future<?> stop() {
-    stopped = true;
     vertx.cancelTimer(heartbeatTimer);
     health.unregister();
-    PgLogicalStream stream = current;
-    // Aborting from here unblocks the worker's read; the worker then sees stopped and ends.
-    Future<Void> closed = stream == null ? Future.succeededFuture()
-        : vertx.executeBlocking(() -> {
-          stream.abort();
+    if (worker == null) {
+      return Future.succeededFuture();
+    }
+    return vertx.executeBlocking(() -> {
+          stopping.stop();
           return null;
-        });
-    return closed.eventually(() -> worker == null ? Future.succeededFuture() : worker.close());
+        })
+        .eventually(() -> loopEnded)
+        .eventually(worker::close);
   }
 }

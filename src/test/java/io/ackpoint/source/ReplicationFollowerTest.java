@@ -5,8 +5,10 @@ import io.ackpoint.config.AckpointConfig;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.LogCapture;
 import io.ackpoint.support.Sql;
+import io.ackpoint.support.TcpProxy;
 import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestDatabase;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -15,11 +17,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -79,5 +84,40 @@ class ReplicationFollowerTest {
       assertTrue(error.contains("thrown by the test"), error);
       Await.result(vertx.undeploy(deployment));
     }
+  }
+
+  /**
+   * A follower undeployed while it connects (here to a server that answers nothing) used to leave its
+   * thread behind, blocked in the connection, which then went on to open the replication stream and
+   * hold the slot after the node had stopped (a node taking over found the slot in use). The undeploy
+   * completes once the thread has left the follower's loop, and the stop reaches it in the connect.
+   */
+  @Test
+  void theUndeployCompletesOnceTheFollowersThreadHasLeftItsLoop() {
+    TcpProxy proxy = TcpProxy.start(vertx, "localhost", TestDatabase.port());
+    try {
+      PgReplicationSource source = new PgReplicationSource(sql.pool());
+      String deployment = Await.result(vertx.deployVerticle(new ReplicationFollowerVerticle(proxy.proxied(db),
+          config.replication(), null, source, addresses, ReplicationListener.NONE)));
+      Future<Void> reconnecting = proxy.nextConnection();
+      proxy.freeze();
+      proxy.cutAll();
+      // The follower lost its stream and connects again, to a server that now answers nothing.
+      Await.result(reconnecting);
+      Await.result(vertx.undeploy(deployment));
+      assertEquals(List.of(), threadsInTheFollowersLoop(deployment));
+    } finally {
+      proxy.close();
+    }
+  }
+
+  /** The threads of that deployment's follower that are still running its loop, with where they are. */
+  private static List<String> threadsInTheFollowersLoop(String deployment) {
+    return Thread.getAllStackTraces().entrySet().stream()
+        .filter(thread -> thread.getKey().getName().contains(deployment))
+        .filter(thread -> Arrays.stream(thread.getValue())
+            .anyMatch(frame -> frame.getClassName().equals(ReplicationFollowerVerticle.class.getName())))
+        .map(thread -> thread.getKey().getName() + " at " + Arrays.toString(thread.getValue()))
+        .toList();
   }
 }

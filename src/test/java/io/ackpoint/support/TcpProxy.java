@@ -29,11 +29,16 @@ public final class TcpProxy {
   private volatile byte[] stallOn;
   private volatile Promise<Void> stall;
   private volatile boolean frozen;
+  private volatile Promise<Void> connected;
 
   private TcpProxy(Vertx vertx, String host, int port) {
     this.client = vertx.createNetClient();
     this.server = vertx.createNetServer().connectHandler(downstream -> {
       downstream.pause();
+      Promise<Void> waiting = connected;
+      if (waiting != null) {
+        waiting.tryComplete();
+      }
       client.connect(port, host).onComplete(ar -> {
         if (ar.failed()) {
           downstream.close();
@@ -96,6 +101,13 @@ public final class TcpProxy {
   /** The URI of {@code uri}'s database, reached through this proxy. */
   public String proxied(String uri) {
     return uri.replaceFirst("localhost:\\d+", "127.0.0.1:" + port());
+  }
+
+  /** Completes when the next client connects (frozen or not: its connect alone has succeeded). */
+  public Future<Void> nextConnection() {
+    Promise<Void> waiting = Promise.promise();
+    connected = waiting;
+    return waiting.future();
   }
 
   /**
