@@ -1,5 +1,7 @@
 package io.ackpoint.bench;
 
+import io.ackpoint.support.JvmOptions;
+
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -9,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -39,7 +40,7 @@ final class ServerProcess implements AutoCloseable {
   static ServerProcess start(String name, int port, Map<String, String> env, Path jar) throws IOException, InterruptedException {
     Path log = Files.createTempFile("ackpoint-bench-" + name, ".log");
     List<String> command = new ArrayList<>(List.of("java"));
-    command.addAll(jvmOptions());
+    command.addAll(JvmOptions.shipped());
     command.addAll(List.of("-jar", jar.toString()));
     ProcessBuilder builder = new ProcessBuilder(command)
         .redirectErrorStream(true)
@@ -63,15 +64,6 @@ final class ServerProcess implements AutoCloseable {
     }
     server.close();
     throw new IllegalStateException("Ackpoint did not become ready: " + Files.readString(log));
-  }
-
-  private static List<String> jvmOptions() throws IOException {
-    // As scripts/run reads them: split on blanks, comment lines aside.
-    return Files.readAllLines(Path.of("conf/jvm.options")).stream()
-        .map(String::strip)
-        .filter(line -> !line.isEmpty() && !line.startsWith("#"))
-        .flatMap(line -> Arrays.stream(line.split("\\s+")))
-        .toList();
   }
 
   long pid() {

@@ -76,8 +76,9 @@ public final class AckpointProcess implements AutoCloseable {
   public static AckpointProcess start(Map<String, String> env, List<String> prefix, String host) throws IOException {
     Path log = Files.createTempFile("ackpoint-process", ".log");
     List<String> command = new ArrayList<>(prefix);
-    command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), "io.ackpoint.Main"));
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(JvmOptions.shipped());
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.ackpoint.Main"));
     ProcessBuilder builder = new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(log.toFile());
