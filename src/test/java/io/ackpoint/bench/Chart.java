@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.TreeSet;
+import java.util.function.ToDoubleFunction;
 
 /**
  * docs/bench/chart.png, drawn with XChart: successful requests/s and p99 latency against connections
@@ -51,14 +52,34 @@ final class Chart {
   private Chart() {
   }
 
+  /**
+   * One case of the side-by-side comparison ({@code scripts/bench --compare}), the mean of its rounds:
+   * successful requests/s and PostgreSQL CPU-ms per 1,000 of them, for the reference and Ackpoint.
+   */
+  record Compared(String category, double referenceOk, double ackpointOk, double referencePgMs, double ackpointPgMs) {
+  }
+
+  private static final Color REFERENCE = new Color(150, 150, 150);
+  private static final Color ACKPOINT = new Color(33, 102, 172);
+
   /** Writes one PNG: throughput and p99 side by side, acknowledgement latency beneath them. */
   static void write(Path file, List<Series> series, List<Ack> ack, String title) throws IOException {
-    List<BufferedImage> panels = List.of(
-        BitmapEncoder.getBufferedImage(throughput(series)),
-        BitmapEncoder.getBufferedImage(p99(series)),
-        BitmapEncoder.getBufferedImage(ackLatency(ack)));
+    compose(file, title, List.of(throughput(series), p99(series), ackLatency(ack)));
+  }
+
+  /** Writes one PNG: each case's successful requests/s and PostgreSQL CPU per 1,000 of them, side by side. */
+  static void writeComparison(Path file, List<Compared> cases, String title) throws IOException {
+    compose(file, title, List.of(
+        compared(cases, "Successful requests/s (higher is better)", "2xx/s", Compared::referenceOk, Compared::ackpointOk),
+        compared(cases, "PostgreSQL CPU per 1,000 of them (lower is better)", "CPU-ms",
+            Compared::referencePgMs, Compared::ackpointPgMs)));
+  }
+
+  /** The panels two to a row under the title, a last one alone centred. */
+  private static void compose(Path file, String title, List<CategoryChart> charts) throws IOException {
+    int rows = (charts.size() + 1) / 2;
     int width = 2 * PANEL_WIDTH;
-    int height = HEADER + 2 * PANEL_HEIGHT;
+    int height = HEADER + rows * PANEL_HEIGHT;
     BufferedImage image = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
     Graphics2D g = image.createGraphics();
     try {
@@ -68,9 +89,11 @@ final class Chart {
       g.setColor(new Color(40, 40, 40));
       g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 18));
       g.drawString(title, 20, 30);
-      g.drawImage(panels.get(0), 0, HEADER, null);
-      g.drawImage(panels.get(1), PANEL_WIDTH, HEADER, null);
-      g.drawImage(panels.get(2), (width - PANEL_WIDTH) / 2, HEADER + PANEL_HEIGHT, null);
+      for (int i = 0; i < charts.size(); i++) {
+        boolean alone = i == charts.size() - 1 && i % 2 == 0;
+        int x = alone ? (width - PANEL_WIDTH) / 2 : (i % 2) * PANEL_WIDTH;
+        g.drawImage(BitmapEncoder.getBufferedImage(charts.get(i)), x, HEADER + (i / 2) * PANEL_HEIGHT, null);
+      }
     } finally {
       g.dispose();
     }
@@ -98,18 +121,7 @@ final class Chart {
   }
 
   static CategoryChart ackLatency(List<Ack> ack) {
-    CategoryChart chart = new CategoryChartBuilder().width(PANEL_WIDTH).height(PANEL_HEIGHT)
-        .title("Acknowledgement latency (response → stream line)").yAxisTitle("ms").build();
-    CategoryStyler styler = style(chart.getStyler());
-    styler.setDefaultSeriesRenderStyle(CategorySeriesRenderStyle.Bar);
-    styler.setLegendPosition(LegendPosition.InsideNW);
-    styler.setLegendLayout(LegendLayout.Vertical);
-    styler.setAvailableSpaceFill(0.7);
-    styler.setLabelsVisible(true);
-    styler.setLabelsFont(BASE.deriveFont(12f));
-    styler.setLabelsFontColorAutomaticEnabled(false);
-    styler.setLabelsFontColor(new Color(40, 40, 40));
-    styler.setLabelsPosition(0.9);
+    CategoryChart chart = barChart("Acknowledgement latency (response → stream line)", "", "ms");
     double max = 0;
     for (int i = 0; i < ack.size(); i++) {
       AckLatency.Result r = ack.get(i).result();
@@ -120,6 +132,40 @@ final class Chart {
     }
     // headroom above the tallest bar for its value label and for the legend
     roundAxis(chart, max * 1.25);
+    return chart;
+  }
+
+  static CategoryChart compared(List<Compared> cases, String title, String yTitle, ToDoubleFunction<Compared> reference,
+                                ToDoubleFunction<Compared> ackpoint) {
+    CategoryChart chart = barChart(title, "method, users / connections", yTitle);
+    List<String> categories = cases.stream().map(Compared::category).toList();
+    List<Double> ours = cases.stream().map(c -> (double) Math.round(ackpoint.applyAsDouble(c))).toList();
+    List<Double> theirs = cases.stream().map(c -> (double) Math.round(reference.applyAsDouble(c))).toList();
+    chart.addSeries("reference", categories, theirs).setFillColor(REFERENCE);
+    chart.addSeries("Ackpoint", categories, ours).setFillColor(ACKPOINT);
+    double max = 0;
+    for (Compared c : cases) {
+      max = Math.max(max, Math.max(reference.applyAsDouble(c), ackpoint.applyAsDouble(c)));
+    }
+    // headroom above the tallest bar for its value label and for the legend
+    roundAxis(chart, max * 1.25);
+    return chart;
+  }
+
+  /** Grouped bars with their values on them, the legend inside at the top left; {@code xTitle} empty for none. */
+  private static CategoryChart barChart(String title, String xTitle, String yTitle) {
+    CategoryChart chart = new CategoryChartBuilder().width(PANEL_WIDTH).height(PANEL_HEIGHT).title(title)
+        .xAxisTitle(xTitle).yAxisTitle(yTitle).build();
+    CategoryStyler styler = style(chart.getStyler());
+    styler.setDefaultSeriesRenderStyle(CategorySeriesRenderStyle.Bar);
+    styler.setLegendPosition(LegendPosition.InsideNW);
+    styler.setLegendLayout(LegendLayout.Vertical);
+    styler.setAvailableSpaceFill(0.7);
+    styler.setLabelsVisible(true);
+    styler.setLabelsFont(BASE.deriveFont(12f));
+    styler.setLabelsFontColorAutomaticEnabled(false);
+    styler.setLabelsFontColor(new Color(40, 40, 40));
+    styler.setLabelsPosition(0.9);
     return chart;
   }
 

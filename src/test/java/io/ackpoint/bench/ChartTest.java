@@ -36,6 +36,19 @@ class ChartTest {
   }
 
   @Test
+  void rendersTheComparisonWithTheReferenceAsAPng(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("compare.png");
+    Chart.writeComparison(file, comparison(), "The reference beside Ackpoint");
+    assertTrue(Files.isRegularFile(file), file + " written");
+    BufferedImage image = ImageIO.read(file.toFile());
+    assertNotNull(image, "decodes as an image");
+    assertEquals(2 * Chart.PANEL_WIDTH, image.getWidth());
+    assertEquals(Chart.HEADER + Chart.PANEL_HEIGHT, image.getHeight());
+    assertTrue(colours(image, 0, Chart.HEADER) > 4, "throughput panel drawn");
+    assertTrue(colours(image, Chart.PANEL_WIDTH, Chart.HEADER) > 4, "PostgreSQL CPU panel drawn");
+  }
+
+  @Test
   void stepsAreOneTwoOrFiveTimesAPowerOfTen() {
     assertEquals(10_000, Chart.step(41_683));
     assertEquals(5_000, Chart.step(18_549));
@@ -90,18 +103,27 @@ class ChartTest {
         new Chart.Ack("under load (256 connections)", new AckLatency.Result(30, 0.4, 3.2, 3.2)));
   }
 
+  /** Figures of the committed docs/bench/compare.md (2026-12-02). */
+  static List<Chart.Compared> comparison() {
+    return List.of(new Chart.Compared("POST, 1000 / 64", 2_841, 6_148, 159.6, 96.9),
+        new Chart.Compared("POST, 1000 / 256", 1_911, 11_730, 104.6, 54.2),
+        new Chart.Compared("GET, 1 / 64", 4_105, 8_471, 88.8, 60.2),
+        new Chart.Compared("GET, 1000 / 256", 2_184, 11_292, 73.2, 58.5));
+  }
+
   private static Chart.Series series(String name, Color color, double t64, double t256, double t1024, double p64, double p256,
       double p1024) {
     return new Chart.Series(name, color, List.of(new double[] {64, t64}, new double[] {256, t256}, new double[] {1024, t1024}),
         List.of(new double[] {64, p64}, new double[] {256, p256}, new double[] {1024, p1024}));
   }
 
-  /** Writes full.png and quick.png to the folder given (default target/chart-preview) to look at. */
+  /** Writes full.png, quick.png and compare.png to the folder given (default target/chart-preview) to look at. */
   public static void main(String[] args) throws Exception {
     Path dir = Path.of(args.length > 0 ? args[0] : "target/chart-preview");
     Files.createDirectories(dir);
     Chart.write(dir.resolve("full.png"), fullRun(), fullRunAck(), "Ackpoint, 1000 users, loopback, 2 cores");
     Chart.write(dir.resolve("quick.png"), quickRun(), quickRunAck(), "Ackpoint, quick run");
+    Chart.writeComparison(dir.resolve("compare.png"), comparison(), "The reference beside Ackpoint");
     System.out.println("wrote " + dir.toAbsolutePath());
   }
 }

@@ -11,6 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
@@ -32,6 +34,11 @@ public final class CompareRunner {
     String label() {
       return method + " " + path.replace("?client_id=bench", "") + ", " + users + (users == 1 ? " user" : " users") + ", "
           + connections + " conns";
+    }
+
+    /** The chart's short label: method, users / connections. */
+    String category() {
+      return method + ", " + users + " / " + connections;
     }
   }
 
@@ -84,6 +91,7 @@ public final class CompareRunner {
       }
     }
     List<String> lines = new ArrayList<>();
+    List<Chart.Compared> charted = new ArrayList<>();
     List<String> breakdown = new ArrayList<>();
     Map<String, List<Sample>> reference = new HashMap<>();
     Map<String, List<Sample>> ackpoint = new HashMap<>();
@@ -113,6 +121,7 @@ public final class CompareRunner {
         }
         breakdown.add(kinds(c, "reference", reference.get(c.label())));
         lines.add(row(c, reference.get(c.label()), ackpoint.get(c.label())));
+        charted.add(compared(c, reference.get(c.label()), ackpoint.get(c.label())));
         System.out.println(lines.get(lines.size() - 1));
       }
     }
@@ -126,10 +135,18 @@ public final class CompareRunner {
     md.append("| case | reference 2xx/s | Ackpoint 2xx/s | ratio | PostgreSQL CPU-ms per 1,000 2xx (ref / Ackpoint) | ratio | service CPU (ref / Ackpoint) | non-2xx (ref / Ackpoint) |\n");
     md.append("|---|---|---|---|---|---|---|---|\n");
     lines.forEach(l -> md.append(l).append('\n'));
+    if (!charted.isEmpty()) {
+      md.append("\n![Successful requests/s and PostgreSQL CPU per 1,000, the reference beside Ackpoint](compare.png)\n");
+    }
     md.append("\nPostgreSQL CPU-ms per 1,000 2xx by process kind (backends that ended during a run are left out):\n\n");
     breakdown.forEach(l -> md.append("- ").append(l).append('\n'));
     Files.createDirectories(out.getParent());
     Files.writeString(out, md.toString());
+    if (!charted.isEmpty()) {
+      Chart.writeComparison(out.resolveSibling("compare.png"), charted, String.format(Locale.ROOT,
+          "The reference beside Ackpoint, one PostgreSQL, %d cores, %s", Runtime.getRuntime().availableProcessors(),
+          LocalDate.now(ZoneOffset.UTC)));
+    }
     System.out.println(md);
     System.exit(0);
   }
@@ -147,6 +164,11 @@ public final class CompareRunner {
         kinds.put(kind, (cpu - kindsBefore.getOrDefault(kind, 0.0)) * 1000 / Math.max(1, r.ok()) * 1000));
     return new Sample(r.okPerSecond(), r.ok() == 0 ? Double.NaN : pgUsed * 1000 / r.ok() * 1000,
         serviceUsed / r.seconds() * 100, r.non2xx(), kinds);
+  }
+
+  private static Chart.Compared compared(Case c, List<Sample> ref, List<Sample> ack) {
+    return new Chart.Compared(c.category(), mean(ref, Sample::okPerSecond), mean(ack, Sample::okPerSecond),
+        mean(ref, Sample::postgresCpuMsPer1000), mean(ack, Sample::postgresCpuMsPer1000));
   }
 
   private static String row(Case c, List<Sample> ref, List<Sample> ack) {
@@ -197,6 +219,7 @@ public final class CompareRunner {
         .getBytes(StandardCharsets.UTF_8));
     long now = Instant.now().getEpochSecond();
     List<String> lines = new ArrayList<>();
+    List<Chart.Compared> charted = new ArrayList<>();
     for (int i = 0; i < users; i++) {
       String claims = b64.encodeToString(new JsonObject().put("sub", "bench-user-" + i).put("aud", audience)
           .put("iat", now).put("exp", now + 4 * 3600).encode().getBytes(StandardCharsets.UTF_8));
