@@ -14,7 +14,9 @@ import java.util.concurrent.TimeUnit;
  * pause between attempts (which returns at once), on a connection being opened (PgJDBC waits for it
  * interruptibly when a login timeout is set, and the thread is interrupted), and in a statement or a
  * stream read on a connection it opened (aborted). A stop can therefore wait for the thread to end,
- * and nothing the thread opens outlives the stop: no replication connection holds the slot after it.
+ * and no connection the thread uses outlives the stop: no replication connection holds the slot
+ * after it. (A login given up goes on, on PgJDBC's own thread, until it fails or succeeds; PgJDBC then
+ * closes its connection, which never reached the slot.)
  *
  * <p>Invariant: a connection opened after {@link #stop()} is aborted before it is handed out. Both
  * sides check after they write (the connection joins the set, then the stop is read; the stop is
@@ -28,8 +30,14 @@ final class FollowerStop implements PgLogicalStream.Connector {
   /** The thread running the follower's loop, while it does; guarded by {@code this}. */
   private Thread thread;
 
+  /**
+   * Whether the follower's loop must end, asked on its thread: a stop was requested, or the thread was
+   * interrupted without one (its pool shut down, as when a deployment is undone during its start).
+   * Not taking such an interrupt for a stop would make every later pause and connect return at once:
+   * the loop would spin.
+   */
   boolean requested() {
-    return requested.getCount() == 0;
+    return requested.getCount() == 0 || Thread.currentThread().isInterrupted();
   }
 
   /** Blocks the calling thread for {@code millis}, or less if a stop comes meanwhile. */

@@ -122,9 +122,10 @@ final class PgLogicalStream implements AutoCloseable {
     PGProperty.APPLICATION_NAME.set(props, "ackpoint-follower");
     PGProperty.TCP_KEEP_ALIVE.set(props, true);
     PGProperty.CONNECT_TIMEOUT.set(props, 10);
-    // Bounds the whole login, not only the TCP connect; PgJDBC then opens the connection on a thread
-    // of its own and waits for it interruptibly, so a stop reaches a follower that is connecting.
-    PGProperty.LOGIN_TIMEOUT.set(props, 10);
+    // With a login timeout PgJDBC opens the connection on a thread of its own and waits for it
+    // interruptibly, so a stop reaches a follower that is connecting. Generous: it bounds the whole
+    // login (TLS, authentication by a loaded server), where each read had the read timeout before.
+    PGProperty.LOGIN_TIMEOUT.set(props, 30);
     // A silently dead connection must not stall acknowledgements: the server sends keepalives and
     // the heartbeat marker moves the stream, so a read that sees nothing for this long means the
     // connection is gone, and the follower reconnects.

@@ -45,6 +45,8 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
   private volatile PgLogicalStream current;
   private long heartbeatTimer;
   private final Promise<Void> firstAttempt = Promise.promise();
+  /** Whether the first attempt is over; the follower's thread's own. */
+  private boolean attempted;
   private final FollowerStatus status;
   private final ReplicationFailures failures;
   private DurableCustomStore customStore;
@@ -130,7 +132,7 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
         // The status first: readiness is right as soon as start() completes.
         status.following();
         // The slot exists from here on: every later commit will be seen.
-        firstAttempt.tryComplete();
+        firstAttemptOver();
         context.runOnContext(v -> heartbeat());
         PgLogicalStream.Observed observed;
         while (!stopping.requested() && (observed = stream.next()) != null) {
@@ -160,13 +162,24 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
         stopping.attemptEnded();
         // A source that is down at start does not stop Ackpoint from starting; readiness says so.
         // Here, not in the catch: nothing that goes wrong reporting a failure leaves the start waiting.
-        firstAttempt.tryComplete();
+        firstAttemptOver();
       }
       if (!stopping.requested()) {
         // On the follower's own worker thread, never on an event loop; a stop ends the pause.
         stopping.pause(backoff);
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       }
+    }
+  }
+
+  /**
+   * Completes the start on the verticle's context: its listeners (the deployment's, which throws if
+   * the deployment was undone meanwhile) must not run on the follower's thread.
+   */
+  private void firstAttemptOver() {
+    if (!attempted) {
+      attempted = true;
+      context.runOnContext(v -> firstAttempt.tryComplete());
     }
   }
 
@@ -180,9 +193,6 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
   public Future<?> stop() {
     vertx.cancelTimer(heartbeatTimer);
     health.unregister();
-    if (worker == null) {
-      return Future.succeededFuture();
-    }
     return vertx.executeBlocking(() -> {
           stopping.stop();
           return null;

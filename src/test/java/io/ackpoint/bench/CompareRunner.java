@@ -129,7 +129,8 @@ public final class CompareRunner {
     md.append(String.format(Locale.ROOT, "Produced on %s (%d cores) by `scripts/bench --compare` (see README, Benchmarks):"
             + " one PostgreSQL server shared by both services, wrk on loopback with 2 threads and %d rotating HS256 tokens,"
             + " %d s per run after a warm-up of each service (%d s before the first case, 3 s before each other),"
-            + " runs alternated reference, Ackpoint, %d rounds per case; figures are the mean of the rounds."
+            + " runs alternated reference, Ackpoint, %d rounds per case; figures are the mean of the rounds"
+            + " (non-2xx: the last round's count)."
             + " PostgreSQL CPU counts the server's postmaster and backends only.%n%n",
         Instant.now(), Runtime.getRuntime().availableProcessors(), 1000, seconds, firstWarmUp, rounds).replace("1000 rotating", "1000 (or 1) rotating"));
     md.append("| case | reference 2xx/s | Ackpoint 2xx/s | ratio | PostgreSQL CPU-ms per 1,000 2xx (ref / Ackpoint) | ratio | service CPU (ref / Ackpoint) | non-2xx (ref / Ackpoint) |\n");

@@ -10,6 +10,8 @@ import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestDatabase;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.Transaction;
 import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -19,12 +21,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -90,7 +94,8 @@ class ReplicationFollowerTest {
    * A follower undeployed while it connects (here to a server that answers nothing) used to leave its
    * thread behind, blocked in the connection, which then went on to open the replication stream and
    * hold the slot after the node had stopped (a node taking over found the slot in use). The undeploy
-   * completes once the thread has left the follower's loop, and the stop reaches it in the connect.
+   * completes once the thread has left the follower's loop, and the stop reaches it in the connect:
+   * the undeploy does not wait for the login to time out (30 s).
    */
   @Test
   void theUndeployCompletesOnceTheFollowersThreadHasLeftItsLoop() {
@@ -104,17 +109,57 @@ class ReplicationFollowerTest {
       proxy.cutAll();
       // The follower lost its stream and connects again, to a server that now answers nothing.
       Await.result(reconnecting);
-      Await.result(vertx.undeploy(deployment));
+      Await.result(vertx.undeploy(deployment), Duration.ofSeconds(20));
       assertEquals(List.of(), threadsInTheFollowersLoop(deployment));
     } finally {
       proxy.close();
     }
   }
 
+  /**
+   * A deployment undone while its start is pending (Vert.x closed during the follower's first
+   * attempt) is not stopped: its worker pool is shut down, which interrupts the thread. Here the
+   * interrupt lands while the slot is being created (the server waits for a transaction the test
+   * holds open), which no interrupt cuts short. Taken for a failure once the stream had opened, it
+   * made every later pause and connect return at once: the follower retried without end. It ends
+   * the loop.
+   */
+  @Test
+  void closingVertxWhileTheSlotIsCreatedEndsTheFollowersThread() throws InterruptedException {
+    TcpProxy proxy = TcpProxy.start(vertx, "localhost", TestDatabase.port());
+    Vertx closing = Vertx.vertx();
+    SqlConnection holder = Await.result(sql.pool().getConnection());
+    try {
+      // A logical slot is created once every transaction with an id that ran at its start has ended.
+      Transaction open = Await.result(holder.begin());
+      Await.result(holder.query("SELECT txid_current()").execute());
+      Future<Void> creating = proxy.whenClientSends("CREATE_REPLICATION_SLOT");
+      closing.deployVerticle(new ReplicationFollowerVerticle(proxy.proxied(db), config.replication(), null,
+          new PgReplicationSource(sql.pool()), addresses, ReplicationListener.NONE));
+      Await.result(creating);
+      List<Thread> followers = threadsIn(ReplicationFollowerVerticle.class);
+      assertEquals(1, followers.size(), "one follower thread, creating the slot");
+      Await.result(closing.close());
+      Await.result(open.commit());
+      followers.get(0).join(Duration.ofSeconds(20).toMillis());
+      assertFalse(followers.get(0).isAlive(), "the follower's thread ended");
+    } finally {
+      holder.close();
+      proxy.close();
+    }
+  }
+
+  private static List<Thread> threadsIn(Class<?> type) {
+    return Thread.getAllStackTraces().entrySet().stream()
+        .filter(thread -> Arrays.stream(thread.getValue()).anyMatch(frame -> frame.getClassName().equals(type.getName())))
+        .map(Map.Entry::getKey)
+        .toList();
+  }
+
   /** The threads of that deployment's follower that are still running its loop, with where they are. */
   private static List<String> threadsInTheFollowersLoop(String deployment) {
     return Thread.getAllStackTraces().entrySet().stream()
-        .filter(thread -> thread.getKey().getName().contains(deployment))
+        .filter(thread -> thread.getKey().getName().startsWith("ackpoint-replication-" + deployment + "-"))
         .filter(thread -> Arrays.stream(thread.getValue())
             .anyMatch(frame -> frame.getClassName().equals(ReplicationFollowerVerticle.class.getName())))
         .map(thread -> thread.getKey().getName() + " at " + Arrays.toString(thread.getValue()))

@@ -2,6 +2,7 @@ package io.ackpoint.support;
 
 import io.vertx.core.Future;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -12,10 +13,15 @@ public final class Await {
   }
 
   public static <T> T result(Future<T> future) {
+    return result(future, Duration.ofSeconds(60));
+  }
+
+  /** For a result that must come before something else would end the wait (a timeout of the code under test). */
+  public static <T> T result(Future<T> future, Duration within) {
     try {
-      return future.await(60, TimeUnit.SECONDS);
+      return future.await(within.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
-      throw new AssertionError("no result within 60 s", e);
+      throw new AssertionError("no result within " + within.toSeconds() + " s", e);
     }
   }
 }

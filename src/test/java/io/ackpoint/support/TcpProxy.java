@@ -30,6 +30,8 @@ public final class TcpProxy {
   private volatile Promise<Void> stall;
   private volatile boolean frozen;
   private volatile Promise<Void> connected;
+  private volatile byte[] seenOn;
+  private volatile Promise<Void> seen;
 
   private TcpProxy(Vertx vertx, String host, int port) {
     this.client = vertx.createNetClient();
@@ -54,6 +56,7 @@ public final class TcpProxy {
             upstream.close();
             return;
           }
+          noticeSeen(data);
           if (stalled[0] || shouldStall(data)) {
             // Open, yet silent for ever in both directions: a network that drops everything.
             stalled[0] = true;
@@ -137,6 +140,21 @@ public final class TcpProxy {
     stall = Promise.promise();
     stallOn = text.getBytes(StandardCharsets.UTF_8);
     return stall.future();
+  }
+
+  /** Completes when a client next sends a chunk that contains {@code text}, which is forwarded as any other. */
+  public Future<Void> whenClientSends(String text) {
+    seen = Promise.promise();
+    seenOn = text.getBytes(StandardCharsets.UTF_8);
+    return seen.future();
+  }
+
+  private void noticeSeen(Buffer data) {
+    byte[] pattern = seenOn;
+    if (pattern != null && contains(data.getBytes(), pattern)) {
+      seenOn = null;
+      seen.tryComplete();
+    }
   }
 
   private boolean shouldStall(Buffer data) {
