@@ -105,10 +105,10 @@ class ChartTest {
 
   /** Figures of the committed docs/bench/compare.md (2026-12-02). */
   static List<Chart.Compared> comparison() {
-    return List.of(new Chart.Compared("POST, 1000 / 64", 2_841, 6_148, 159.6, 96.9),
-        new Chart.Compared("POST, 1000 / 256", 1_911, 11_730, 104.6, 54.2),
-        new Chart.Compared("GET, 1 / 64", 4_105, 8_471, 88.8, 60.2),
-        new Chart.Compared("GET, 1000 / 256", 2_184, 11_292, 73.2, 58.5));
+    return List.of(new Chart.Compared("POST, 1000 / 64", 2_833, 5_566, 159.1, 115.2),
+        new Chart.Compared("POST, 1000 / 256", 2_039, 11_214, 102.9, 59.5),
+        new Chart.Compared("GET, 1 / 64", 3_622, 6_336, 99.1, 87.6),
+        new Chart.Compared("GET, 1000 / 256", 2_293, 12_043, 78.3, 56.5));
   }
 
   private static Chart.Series series(String name, Color color, double t64, double t256, double t1024, double p64, double p256,
