@@ -208,6 +208,7 @@ public final class ChangeStreamFollowerVerticle extends VerticleBase {
       stream.handler(null);
       stream = null;
     }
+    status.stopped();
     // The newest token is saved before the client goes, so that the next run resumes after it.
     return save().transform(ignored -> client.close());
   }

@@ -45,6 +45,16 @@ final class FollowerStatus {
     failed(reason, null);
   }
 
+  /**
+   * The follower was stopped (a node stepping down, or stopping): not a failure, so nothing is logged,
+   * but it follows nothing any more, and the metrics say so (a node that handed the slot over kept
+   * reporting that it followed it, beside the node that took over).
+   */
+  void stopped() {
+    current = ReplicationStatus.notReady("the replication follower has stopped");
+    listener.followerUp(false);
+  }
+
   /** A failure that is not the source's doing (a bug): its trace is logged too, once per cause as well. */
   void failed(String reason, Throwable unexpected) {
     current = ReplicationStatus.notReady(reason);

@@ -198,6 +198,7 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
           return null;
         })
         .eventually(() -> loopEnded)
+        .andThen(ended -> status.stopped())
         .eventually(worker::close);
   }
 }

@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -62,9 +63,12 @@ class ChangeStreamFollowerTest {
   }
 
   private String deploy() {
+    return deploy(ReplicationListener.NONE);
+  }
+
+  private String deploy(ReplicationListener metrics) {
     return Await.result(vertx.deployVerticle(new ChangeStreamFollowerVerticle(
-        listener -> MongoClients.withListener(vertx, database, listener), REPLICATION, source, addresses,
-        ReplicationListener.NONE)));
+        listener -> MongoClients.withListener(vertx, database, listener), REPLICATION, source, addresses, metrics)));
   }
 
   private String nextPosition() throws InterruptedException {
@@ -97,6 +101,16 @@ class ChangeStreamFollowerTest {
     assertEquals(whileStopped, nextPosition());
     assertEquals(alsoWhileStopped, nextPosition());
     assertTrue(nextPosition().compareTo(alsoWhileStopped) > 0, "then the marker forced as the stream opened again");
+  }
+
+  /** A node that stopped following (it stepped down, or stops) kept telling the metrics that it followed. */
+  @Test
+  void aStoppedFollowerNoLongerReportsThatItFollows() throws Exception {
+    FollowerUpRecorder metrics = new FollowerUpRecorder();
+    String deployment = deploy(metrics);
+    metrics.awaitFollowing();
+    Await.result(vertx.undeploy(deployment));
+    assertFalse(metrics.last(), "follower up after the undeploy");
   }
 
   @Test

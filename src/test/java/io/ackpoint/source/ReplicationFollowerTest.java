@@ -90,6 +90,17 @@ class ReplicationFollowerTest {
     }
   }
 
+  /** A node that stopped following (it stepped down, or stops) kept telling the metrics that it followed. */
+  @Test
+  void aStoppedFollowerNoLongerReportsThatItFollows() throws Exception {
+    FollowerUpRecorder metrics = new FollowerUpRecorder();
+    String deployment = Await.result(vertx.deployVerticle(new ReplicationFollowerVerticle(db, config.replication(), null,
+        new PgReplicationSource(sql.pool()), addresses, metrics)));
+    metrics.awaitFollowing();
+    Await.result(vertx.undeploy(deployment));
+    assertFalse(metrics.last(), "follower up after the undeploy");
+  }
+
   /**
    * A follower undeployed while it connects (here to a server that answers nothing) used to leave its
    * thread behind, blocked in the connection, which then went on to open the replication stream and
