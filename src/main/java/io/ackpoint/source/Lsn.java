@@ -36,8 +36,17 @@ public final class Lsn {
   }
 
   public static String format(long lsn) {
-    return String.format("%08X/%08X", lsn >>> 32, lsn & 0xFFFFFFFFL);
+    // By hand, not String.format, which parses its pattern on every call: this runs for every position.
+    char[] text = new char[17];
+    for (int i = 0; i < 8; i++) {
+      text[i] = HEX[(int) (lsn >>> (60 - 4 * i)) & 0xF];
+      text[9 + i] = HEX[(int) (lsn >>> (28 - 4 * i)) & 0xF];
+    }
+    text[8] = '/';
+    return new String(text);
   }
+
+  private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
   private static final java.util.regex.Pattern PG_LSN = java.util.regex.Pattern.compile("[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}");
 

@@ -19,6 +19,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -54,6 +56,32 @@ class JwtAuthenticatorTest {
     } catch (AckpointException e) {
       return e.error();
     }
+  }
+
+  /**
+   * The header is read as the regular expression it was read with before (kept here as the
+   * reference): {@code Token} or {@code Bearer} in any ASCII case, spaces, then no whitespace.
+   */
+  @Test
+  void theAuthorizationHeaderIsReadAsTheRegularExpressionReadIt() {
+    Pattern reference = Pattern.compile("^(Token|Bearer) +(\\S+)$", Pattern.CASE_INSENSITIVE);
+    List<String> schemes = List.of("Token", "token", "TOKEN", "Bearer", "bEaReR", "Tokens", "Toke", "Basic", "", "To\u212Aen",
+        " Token", "Token\t");
+    List<String> gaps = List.of(" ", "   ", "", "\t", " \t", "\u00a0");
+    List<String> tokens = List.of("a.b.c", "", "a b", "a\tb", "abc\n", "x\u00a0y", "é.ü", "a\rb", "a\u000Bb", "a\fb", " ");
+    int read = 0;
+    for (String scheme : schemes) {
+      for (String gap : gaps) {
+        for (String token : tokens) {
+          String header = scheme + gap + token;
+          Matcher m = reference.matcher(header);
+          String expected = m.matches() ? m.group(2) : null;
+          assertEquals(expected, JwtAuthenticator.credentials(header), () -> "header [" + header + "]");
+          read += expected == null ? 0 : 1;
+        }
+      }
+    }
+    assertTrue(read > 20, "the cases include valid headers: " + read);
   }
 
   @Test

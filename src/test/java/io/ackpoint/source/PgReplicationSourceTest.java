@@ -32,5 +32,8 @@ class PgReplicationSourceTest {
     assertEquals("00000001/0000000A", Lsn.format("1/A"));
     assertTrue(Lsn.format("0/10").compareTo(Lsn.format("0/9")) > 0);
     assertEquals(0x1_0000000AL, Lsn.parse("00000001/0000000A"));
+    assertEquals("12345678/9ABCDEF0", Lsn.format(0x12345678_9ABCDEF0L));
+    assertEquals("FFFFFFFF/FFFFFFFF", Lsn.format(-1L));
+    assertEquals("00000000/00000000", Lsn.format(0L));
   }
 }
