@@ -245,8 +245,10 @@ final class PgLogicalStream implements AutoCloseable {
   /**
    * Blocks until the next message; {@code null} once the stream is closed. Asks PgJDBC for a message
    * only when a byte is there: its non-blocking read, on a stream that has caught up, waits 1 ms on
-   * the socket and throws (and catches) a {@code SocketTimeoutException}, which under load happened
-   * after every message, at a measurable cost in CPU (filling in the exception's stack trace).
+   * the socket and throws (and catches) a {@code SocketTimeoutException}, at a cost in CPU (filling
+   * in the exception's stack trace). It still does so once after a keepalive, which it consumes and
+   * then reads on, and a walsender that has caught up sends one after each of its sends: in a profile
+   * of the POST load the exceptions went from 1.3 % of Ackpoint's CPU to 0.8 %.
    */
   private ByteBuffer read() throws SQLException {
     while (true) {
