@@ -32,8 +32,6 @@ public final class JwtAuthenticator implements Authenticator {
 
   private static final Logger LOG = LoggerFactory.getLogger(JwtAuthenticator.class);
 
-  /** RFC 9110 section 11.1: the scheme is case-insensitive, and one or more spaces follow it. */
-
   private final Vertx vertx;
   private final AuthConfig config;
   private final Clock clock;
@@ -122,9 +120,9 @@ public final class JwtAuthenticator implements Authenticator {
   }
 
   /**
-   * The token of {@code Token <jwt>} or {@code Bearer <jwt>} (the scheme in any ASCII case, then one
-   * or more spaces, then no whitespace to the end), or null for anything else. By hand rather than by
-   * a regular expression: it runs for every request.
+   * The token of {@code Token <jwt>} or {@code Bearer <jwt>} (RFC 9110 section 11.1: the scheme in any
+   * case, then one or more spaces; then no whitespace to the end), or null for anything else. By hand
+   * rather than by a regular expression: it runs for every request.
    */
   static String credentials(String header) {
     int space = header.indexOf(' ');

@@ -52,7 +52,7 @@ final class FollowerStatus {
    */
   void stopped() {
     current = ReplicationStatus.notReady("the replication follower has stopped");
-    listener.followerUp(false);
+    tellNotFollowing();
   }
 
   /** A failure that is not the source's doing (a bug): its trace is logged too, once per cause as well. */
@@ -66,10 +66,14 @@ final class FollowerStatus {
       }
       logged = reason;
     }
+    tellNotFollowing();
+  }
+
+  /** The metrics must not stop the follower from retrying, nor a stop from saving and closing. */
+  private void tellNotFollowing() {
     try {
       listener.followerUp(false);
     } catch (RuntimeException | Error e) {
-      // The metrics must not stop the follower from retrying: this runs where it reports a failure.
       LOG.warn("could not tell the metrics that the follower stopped: {}", e.toString());
     }
   }

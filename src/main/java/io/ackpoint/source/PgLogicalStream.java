@@ -243,15 +243,29 @@ final class PgLogicalStream implements AutoCloseable {
   }
 
   /**
-   * Blocks until the next message; {@code null} once the stream is closed. Asks PgJDBC for a message
-   * only when a byte is there: its non-blocking read, on a stream that has caught up, waits 1 ms on
-   * the socket and throws (and catches) a {@code SocketTimeoutException}, at a cost in CPU (filling
-   * in the exception's stack trace). It still does so once after a keepalive, which it consumes and
-   * then reads on, and a walsender that has caught up sends one after each of its sends: in a profile
-   * of the POST load the exceptions went from 1.3 % of Ackpoint's CPU to 0.8 %.
+   * Blocks until the next message; {@code null} once the stream is closed. On the socket, waits for a
+   * byte before it asks PgJDBC for a message: PgJDBC's non-blocking read, on a stream that has caught
+   * up, waits 1 ms on the socket and throws (and catches) a {@code SocketTimeoutException}, at a cost
+   * in CPU (filling in the exception's stack trace), which asking first paid after every message
+   * under load. PgJDBC still does so once after a keepalive, which it consumes and then reads on
+   * from, and a walsender that has caught up sends one after each of its sends: in a profile of the
+   * POST load the exceptions went from 1.3 % of Ackpoint's CPU to 0.8 %. A tick without a byte asks
+   * too, since PgJDBC sends the status update due every status interval from its read.
    */
   private ByteBuffer read() throws SQLException {
+    // Polling (PgJDBC's stream out of reach) asks first and sleeps only when nothing was there.
+    boolean ask = !idle.onSocket();
     while (true) {
+      if (ask) {
+        ByteBuffer message = stream.readPending();
+        if (message != null) {
+          lastMessageNanos = System.nanoTime();
+          return message;
+        }
+        if (stream.isClosed()) {
+          throw new SQLException("the server ended the replication stream (shutting down?)", "08006");
+        }
+      }
       if (aborted) {
         return null;
       }
@@ -286,21 +300,11 @@ final class PgLogicalStream implements AutoCloseable {
         // nothing is read, until a status update failed to be written.
         throw new SQLException("the server ended the replication stream (shutting down?)", "08006");
       }
-      if (next == -1 && idle.onSocket()) {
-        continue; // the tick passed without a byte
-      }
-      ByteBuffer message = stream.readPending();
-      if (message != null) {
-        lastMessageNanos = System.nanoTime();
-        return message;
-      }
       if (next != -1) {
-        // A byte that showed no message was a keepalive, which PgJDBC consumes: a sign of life too.
+        // A byte: a message, or a keepalive (which PgJDBC consumes without showing it), a sign of life too.
         lastMessageNanos = System.nanoTime();
       }
-      if (stream.isClosed()) {
-        throw new SQLException("the server ended the replication stream (shutting down?)", "08006");
-      }
+      ask = true;
     }
   }
 
@@ -328,8 +332,8 @@ final class PgLogicalStream implements AutoCloseable {
   }
 
   /**
-   * With nothing left to read, everything the server has sent (keepalives carry its WAL end) is
-   * consumed: confirm it at once. A server that shuts down waits for exactly this before it stops,
+   * Before each wait: everything PgJDBC has consumed so far (keepalives carry the server's WAL end)
+   * is confirmed at once. A server that shuts down waits for exactly this before it stops,
    * and would otherwise wait until its wal_sender_timeout. Never inside a transaction, nor while
    * custom checkpoints handed out are not yet stored: the server's WAL end may lie beyond them.
    */
