@@ -263,7 +263,7 @@ final class PgLogicalStream implements AutoCloseable {
           return message;
         }
         if (stream.isClosed()) {
-          throw new SQLException("the server ended the replication stream (shutting down?)", "08006");
+          throw serverEnded();
         }
       }
       if (aborted) {
@@ -298,7 +298,7 @@ final class PgLogicalStream implements AutoCloseable {
         // A server that shuts down ends the stream with CommandComplete alone (no CopyDone), which
         // PgJDBC's non-blocking read leaves unread for ever: it would wake every wait at once while
         // nothing is read, until a status update failed to be written.
-        throw new SQLException("the server ended the replication stream (shutting down?)", "08006");
+        throw serverEnded();
       }
       if (next != -1) {
         // A byte: a message, or a keepalive (which PgJDBC consumes without showing it), a sign of life too.
@@ -306,6 +306,10 @@ final class PgLogicalStream implements AutoCloseable {
       }
       ask = true;
     }
+  }
+
+  private static SQLException serverEnded() {
+    return new SQLException("the server ended the replication stream (shutting down?)", "08006");
   }
 
   /** A status update, with what was confirmed so far: the server hears from a stream not read for a while. */

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -148,7 +149,7 @@ class ReplicationFollowerTest {
       closing.deployVerticle(new ReplicationFollowerVerticle(proxy.proxied(db), config.replication(), null,
           new PgReplicationSource(sql.pool()), addresses, ReplicationListener.NONE));
       Await.result(creating);
-      List<Thread> followers = threadsIn(ReplicationFollowerVerticle.class);
+      List<Thread> followers = List.copyOf(threadsInTheFollowersLoop().keySet());
       assertEquals(1, followers.size(), "one follower thread, creating the slot");
       Await.result(closing.close());
       Await.result(open.commit());
@@ -160,19 +161,21 @@ class ReplicationFollowerTest {
     }
   }
 
-  private static List<Thread> threadsIn(Class<?> type) {
-    return Thread.getAllStackTraces().entrySet().stream()
-        .filter(thread -> Arrays.stream(thread.getValue()).anyMatch(frame -> frame.getClassName().equals(type.getName())))
-        .map(Map.Entry::getKey)
-        .toList();
+  /** The threads that are running the follower's loop, with where they are. */
+  private static Map<Thread, StackTraceElement[]> threadsInTheFollowersLoop() {
+    Map<Thread, StackTraceElement[]> inLoop = new HashMap<>();
+    Thread.getAllStackTraces().forEach((thread, stack) -> {
+      if (Arrays.stream(stack).anyMatch(frame -> frame.getClassName().equals(ReplicationFollowerVerticle.class.getName()))) {
+        inLoop.put(thread, stack);
+      }
+    });
+    return inLoop;
   }
 
-  /** The threads of that deployment's follower that are still running its loop, with where they are. */
+  /** Those of that deployment's follower. */
   private static List<String> threadsInTheFollowersLoop(String deployment) {
-    return Thread.getAllStackTraces().entrySet().stream()
+    return threadsInTheFollowersLoop().entrySet().stream()
         .filter(thread -> thread.getKey().getName().startsWith("ackpoint-replication-" + deployment + "-"))
-        .filter(thread -> Arrays.stream(thread.getValue())
-            .anyMatch(frame -> frame.getClassName().equals(ReplicationFollowerVerticle.class.getName())))
         .map(thread -> thread.getKey().getName() + " at " + Arrays.toString(thread.getValue()))
         .toList();
   }

@@ -26,12 +26,10 @@ public final class TcpProxy {
   private volatile byte[] cutOn;
   private volatile Promise<Void> cut;
   private final AtomicInteger cutsLeft = new AtomicInteger();
-  private volatile byte[] stallOn;
-  private volatile Promise<Void> stall;
+  private final OnceSent stall = new OnceSent();
   private volatile boolean frozen;
   private volatile Promise<Void> connected;
-  private volatile byte[] seenOn;
-  private volatile Promise<Void> seen;
+  private final OnceSent seen = new OnceSent();
 
   private TcpProxy(Vertx vertx, String host, int port) {
     this.client = vertx.createNetClient();
@@ -56,8 +54,8 @@ public final class TcpProxy {
             upstream.close();
             return;
           }
-          noticeSeen(data);
-          if (stalled[0] || shouldStall(data)) {
+          seen.matches(data);
+          if (stalled[0] || stall.matches(data)) {
             // Open, yet silent for ever in both directions: a network that drops everything.
             stalled[0] = true;
             return;
@@ -137,34 +135,12 @@ public final class TcpProxy {
    * nothing in either direction, but stays open. Completes the returned future when that happened.
    */
   public Future<Void> stallWhenClientSends(String text) {
-    stall = Promise.promise();
-    stallOn = text.getBytes(StandardCharsets.UTF_8);
-    return stall.future();
+    return stall.arm(text);
   }
 
   /** Completes when a client next sends a chunk that contains {@code text}, which is forwarded as any other. */
   public Future<Void> whenClientSends(String text) {
-    seen = Promise.promise();
-    seenOn = text.getBytes(StandardCharsets.UTF_8);
-    return seen.future();
-  }
-
-  private void noticeSeen(Buffer data) {
-    byte[] pattern = seenOn;
-    if (pattern != null && contains(data.getBytes(), pattern)) {
-      seenOn = null;
-      seen.tryComplete();
-    }
-  }
-
-  private boolean shouldStall(Buffer data) {
-    byte[] pattern = stallOn;
-    if (pattern == null || !contains(data.getBytes(), pattern)) {
-      return false;
-    }
-    stallOn = null;
-    stall.tryComplete();
-    return true;
+    return seen.arm(text);
   }
 
   private boolean shouldCut(Buffer data) {
@@ -181,6 +157,30 @@ public final class TcpProxy {
       cut.tryComplete();
     }
     return true;
+  }
+
+  /** Text a client may send, looked for until it is first seen; completes its future then. */
+  private static final class OnceSent {
+
+    private volatile byte[] pattern;
+    private volatile Promise<Void> sent;
+
+    Future<Void> arm(String text) {
+      sent = Promise.promise();
+      pattern = text.getBytes(StandardCharsets.UTF_8);
+      return sent.future();
+    }
+
+    /** Whether {@code data} is the first chunk since {@link #arm} that contains the text. */
+    boolean matches(Buffer data) {
+      byte[] looked = pattern;
+      if (looked == null || !contains(data.getBytes(), looked)) {
+        return false;
+      }
+      pattern = null;
+      sent.tryComplete();
+      return true;
+    }
   }
 
   private static boolean contains(byte[] data, byte[] pattern) {
