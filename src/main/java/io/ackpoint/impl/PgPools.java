@@ -1,19 +1,11 @@
 package io.ackpoint.impl;
 
 import io.ackpoint.config.AckpointConfig.DatabaseConfig;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.ChannelPromise;
-import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.vertx.core.Vertx;
-import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.sqlclient.ClientBuilder;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
-import io.vertx.sqlclient.SqlConnection;
-import io.vertx.sqlclient.impl.SocketConnectionBase;
-import io.vertx.sqlclient.internal.SqlConnectionInternal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,8 +15,6 @@ import java.util.concurrent.TimeUnit;
 public final class PgPools {
 
   private static final Logger LOG = LoggerFactory.getLogger(PgPools.class);
-  private static volatile boolean warnedUnbounded;
-
   private static volatile boolean warnedCommit;
 
   /**
@@ -50,9 +40,10 @@ public final class PgPools {
    * at all arrives for longer than that plus {@code connect_timeout} is closed, failing what it
    * carried, since a live server would have answered by then (if only with the cancellation): that
    * bounds a server that cannot enforce its own timeout (frozen whole, a paused VM, a network that
-   * drops packets silently). It also closes idle connections after as long; the pool opens new ones
-   * on demand. Waiting for a connection of the pool (all busy, or a new one whose start-up the
-   * server never answers) is bounded by as long.
+   * drops packets silently), from a connection's start-up on. It also closes idle connections after
+   * as long; the pool opens new ones on demand. Waiting for a connection of the pool (all busy, or a
+   * new one whose start-up the server never answers) is bounded by as long, and a connection's close
+   * waits for the server to hang up for {@code connect_timeout} at most.
    */
   public static Pool create(Vertx vertx, DatabaseConfig database, String name) {
     PgConnectOptions connect = connectOptions(database, name);
@@ -61,72 +52,23 @@ public final class PgPools {
     long silence = database.statementTimeout().plus(database.connectTimeout()).toMillis();
     PoolOptions pool = poolOptions(database.poolSize(), name)
         .setConnectionTimeout((int) silence).setConnectionTimeoutUnit(TimeUnit.MILLISECONDS);
-    return PgBuilder.pool().with(pool).connectingTo(connect).using(vertx)
-        .withConnectHandler(connection -> {
-          boundSilence(connection, silence);
-          connection.query(DURABLE_COMMIT).execute().onComplete(done -> {
-            if (done.failed() && !warnedCommit) {
-              warnedCommit = true;
-              LOG.warn("could not make sure that the commits of {} wait for their WAL flush: {}", name, done.cause().getMessage());
-            }
-            connection.close();
-          });
-        })
+    BoundedPgDriver driver = new BoundedPgDriver((int) database.connectTimeout().toMillis(), silence);
+    return ClientBuilder.pool(driver).with(pool).connectingTo(connect).using(vertx)
+        .withConnectHandler(connection -> connection.query(DURABLE_COMMIT).execute().onComplete(done -> {
+          if (done.failed() && !warnedCommit) {
+            warnedCommit = true;
+            LOG.warn("could not make sure that the commits of {} wait for their WAL flush: {}", name, done.cause().getMessage());
+          }
+          connection.close();
+        }))
         .build();
-  }
-
-  /**
-   * Closes {@code connection} once nothing has arrived on it for {@code millis}, and has the kernel
-   * probe a peer that vanished (TCP keepalive). Done on each new connection's channel because the
-   * PostgreSQL client of Vert.x 5.0 ignores the transport options a pool is built with (its driver
-   * makes every connection factory with default {@code NetClientOptions}): read idle timeout,
-   * keepalive and connect timeout set there never took effect, and a frozen server held requests
-   * for as long as it stayed frozen.
-   */
-  private static void boundSilence(SqlConnection connection, long millis) {
-    // The first unwrap gives the pool's wrapper, the second the connection on the socket.
-    if (((SqlConnectionInternal) connection).unwrap().unwrap() instanceof SocketConnectionBase socket) {
-      ChannelHandlerContext channel = socket.socket().channelHandlerContext();
-      channel.channel().config().setOption(ChannelOption.SO_KEEPALIVE, true);
-      channel.pipeline().addFirst("ackpoint-silence", new SilenceLimit(millis));
-    } else if (!warnedUnbounded) {
-      // A later Vert.x that wraps its connections otherwise: say so rather than run unbounded unknowingly.
-      warnedUnbounded = true;
-      LOG.warn("database connections are not bounded by statement_timeout + connect_timeout on this Vert.x"
-          + " ({}): a frozen database server holds requests until batching.request_timeout", connection.getClass().getName());
-    }
-  }
-
-  /**
-   * Closes the socket itself when nothing has been read for as long since the last thing read or
-   * written: a statement sent on a connection that sat idle has its whole bound (counted from the
-   * last read alone, a connection idle for 14 s was closed 1 s into its next statement). First in
-   * the pipeline, so the close goes straight to the socket: a close from further in (Vert.x's own
-   * idle handling) passes the PostgreSQL codec, which turns it into a polite Terminate message and
-   * waits for the server to hang up, which a frozen server never does.
-   */
-  private static final class SilenceLimit extends IdleStateHandler {
-
-    SilenceLimit(long millis) {
-      super(millis, 0, 0, TimeUnit.MILLISECONDS);
-    }
-
-    @Override
-    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
-      resetReadTimeout();
-      super.write(ctx, msg, promise);
-    }
-
-    @Override
-    protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) {
-      ctx.close();
-    }
   }
 
   /** One connection without statement bounds: schema migrations may legitimately build an index for long. */
   public static Pool forMigrations(Vertx vertx, DatabaseConfig database) {
     String name = "ackpoint-migrations";
-    return PgBuilder.pool().with(poolOptions(1, name)).connectingTo(connectOptions(database, name)).using(vertx).build();
+    BoundedPgDriver driver = new BoundedPgDriver((int) database.connectTimeout().toMillis(), BoundedPgDriver.NO_SILENCE_LIMIT);
+    return ClientBuilder.pool(driver).with(poolOptions(1, name)).connectingTo(connectOptions(database, name)).using(vertx).build();
   }
 
   private static PgConnectOptions connectOptions(DatabaseConfig database, String name) {

@@ -7,16 +7,20 @@ import io.ackpoint.support.ApiClient;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.Readiness;
 import io.ackpoint.support.RunningAckpoint;
+import io.ackpoint.support.SilentServer;
 import io.ackpoint.support.Sql;
 import io.ackpoint.support.TcpProxy;
 import io.ackpoint.support.TestDatabase;
 import io.ackpoint.support.TestKeys;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,6 +31,7 @@ import java.time.Duration;
 
 import static io.ackpoint.support.ApiClient.data;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A database that stops answering fails batches within bounded time, answered 503 with
@@ -151,6 +156,46 @@ class StalledDatabaseTest {
       Await.result(pool.query("SELECT pg_sleep(1.5)").execute());
     } finally {
       Await.result(pool.close());
+    }
+  }
+
+  /**
+   * Closing a connection says goodbye to the server and waits for it to hang up; a server frozen
+   * whole never does, so the wait is bounded by connect_timeout. Before, a connection whose start-up
+   * the server never answered held the pool's close, and with it a graceful stop, for ever (the
+   * silence limit began only once a connection had started up). statement_timeout is long here, so
+   * that the silence limit cannot be what ends the wait.
+   */
+  @Test
+  void aPoolClosesWithinConnectTimeoutWhileAStartUpIsNeverAnswered() {
+    try (SilentServer frozen = SilentServer.start()) {
+      DatabaseConfig database = new DatabaseConfig(DatabaseType.POSTGRESQL, frozen.postgresUri(), 1,
+          Duration.ofSeconds(1), Duration.ofSeconds(60));
+      Pool pool = PgPools.create(vertx, database, "frozen-start-up");
+      Future<RowSet<Row>> query = pool.query("SELECT 1").execute();
+      Await.result(Future.fromCompletionStage(frozen.firstConnection()));
+      Await.result(pool.close(), Duration.ofSeconds(10));
+
+      assertTrue(Await.result(query.transform(Future::succeededFuture)).failed(), "the query never reached a server");
+    }
+  }
+
+  /** What an operator sees of the above: a stop completes while the source is frozen whole. */
+  @Test
+  void anAckpointStopsWhileItsSourceIsFrozenWhole() {
+    try (SilentServer frozen = SilentServer.start()) {
+      app = RunningAckpoint.on(vertx, db, config -> {
+        config.getJsonObject("source").put("uri", frozen.postgresUri())
+            .put("connect_timeout", "1s").put("statement_timeout", "60s");
+        return config;
+      });
+      JsonObject readiness = Readiness.probe(app);
+      assertEquals(false, readiness.getBoolean("source"), readiness.encode());
+      RunningAckpoint stopping = app;
+      app = null;
+      Await.result(stopping.ackpoint.close(), Duration.ofSeconds(15));
+      stopping.api.close();
+      stopping.sql.close();
     }
   }
 }

@@ -1,0 +1,30 @@
+package io.ackpoint.impl;
+
+import io.vertx.core.net.NetClient;
+import io.vertx.core.net.NetClientOptions;
+import io.vertx.core.internal.VertxInternal;
+import io.vertx.core.internal.VertxWrapper;
+
+/**
+ * The Vert.x a PostgreSQL connection factory is made with (see {@link BoundedPgDriver}): the TCP
+ * client it creates bounds its sockets. Everything else is the Vert.x it wraps.
+ */
+final class BoundedSocketsVertx extends VertxWrapper {
+
+  private final int connectTimeoutMillis;
+  private final long silenceMillis;
+
+  BoundedSocketsVertx(VertxInternal delegate, int connectTimeoutMillis, long silenceMillis) {
+    super(delegate);
+    this.connectTimeoutMillis = connectTimeoutMillis;
+    this.silenceMillis = silenceMillis;
+  }
+
+  @Override
+  public NetClient createNetClient(NetClientOptions options) {
+    NetClientOptions bounded = new NetClientOptions(options).setConnectTimeout(connectTimeoutMillis)
+        // The kernel probes a peer that vanished without a word (a host gone, a cable pulled).
+        .setTcpKeepAlive(true);
+    return new BoundedNetClient(delegate.createNetClient(bounded), () -> new SilenceLimit(silenceMillis, connectTimeoutMillis));
+  }
+}
