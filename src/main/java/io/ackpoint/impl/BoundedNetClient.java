@@ -1,6 +1,6 @@
 package io.ackpoint.impl;
 
-import io.netty.channel.ChannelHandler;
+import io.netty.channel.Channel;
 import io.vertx.core.Future;
 import io.vertx.core.net.ClientSSLOptions;
 import io.vertx.core.net.ConnectOptions;
@@ -9,28 +9,63 @@ import io.vertx.core.net.NetSocket;
 import io.vertx.core.net.SocketAddress;
 import io.vertx.core.internal.net.NetSocketInternal;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 /**
- * A TCP client that puts a handler first in each socket's pipeline as soon as the socket connects,
- * before whoever asked for the socket has written a byte on it.
+ * A TCP client for database connections: it puts a {@link SilenceLimit} first in each socket's
+ * pipeline as the socket connects, before whoever asked for it has written a byte, and its shutdown
+ * gives each open socket {@code hangUpMillis} more than the shutdown's own timeout to close, then
+ * closes it. Without that a socket whose goodbye never left (queued behind bytes the server does
+ * not read) held the client's shutdown, and the pool's close with it, for as long as the server
+ * stayed frozen.
  */
 final class BoundedNetClient implements NetClient {
 
   private final NetClient delegate;
-  private final Supplier<ChannelHandler> bound;
+  private final long silenceMillis;
+  private final long hangUpMillis;
+  private final Set<Bounded> open = ConcurrentHashMap.newKeySet();
+  private volatile long shutDownWithin = -1;
 
-  BoundedNetClient(NetClient delegate, Supplier<ChannelHandler> bound) {
+  BoundedNetClient(NetClient delegate, long silenceMillis, long hangUpMillis) {
     this.delegate = delegate;
-    this.bound = bound;
+    this.silenceMillis = silenceMillis;
+    this.hangUpMillis = hangUpMillis;
   }
 
   private Future<NetSocket> bounded(Future<NetSocket> connecting) {
     return connecting.map(socket -> {
-      ((NetSocketInternal) socket).channelHandlerContext().pipeline().addFirst(SilenceLimit.NAME, bound.get());
+      Channel channel = ((NetSocketInternal) socket).channelHandlerContext().channel();
+      Bounded entry = new Bounded(channel, new SilenceLimit(silenceMillis, hangUpMillis));
+      channel.pipeline().addFirst(SilenceLimit.NAME, entry.limit());
+      open.add(entry);
+      channel.closeFuture().addListener(closed -> open.remove(entry));
+      // Connected while the client shuts down: bounded as the sockets it found (checked after the add).
+      long within = shutDownWithin;
+      if (within >= 0) {
+        entry.hangUpWithin(within);
+      }
       return socket;
     });
+  }
+
+  @Override
+  public Future<Void> shutdown(long timeout, TimeUnit unit) {
+    long within = unit.toMillis(timeout) + hangUpMillis;
+    shutDownWithin = within;
+    Future<Void> shutDown = delegate.shutdown(timeout, unit);
+    open.forEach(bounded -> bounded.hangUpWithin(within));
+    return shutDown;
+  }
+
+  private record Bounded(Channel channel, SilenceLimit limit) {
+
+    /** A goodbye may never leave: the Terminate message waits behind bytes a frozen server does not read. */
+    void hangUpWithin(long millis) {
+      channel.eventLoop().execute(() -> limit.awaitHangUp(millis));
+    }
   }
 
   @Override
@@ -56,11 +91,6 @@ final class BoundedNetClient implements NetClient {
   @Override
   public Future<NetSocket> connect(ConnectOptions connectOptions) {
     return bounded(delegate.connect(connectOptions));
-  }
-
-  @Override
-  public Future<Void> shutdown(long timeout, TimeUnit unit) {
-    return delegate.shutdown(timeout, unit);
   }
 
   @Override

@@ -14,6 +14,7 @@ import io.vertx.sqlclient.spi.ConnectionFactory;
  * connection factory with default transport options (those a pool is built with are ignored), and
  * no hook of the pool runs before a connection's start-up completes: a server that accepted a
  * connection and never answered its start-up held that connection, and the pool's close, for ever.
+ * The transport options given to this driver are ignored, as the stock driver ignores them.
  */
 final class BoundedPgDriver extends PgDriver {
 

@@ -25,6 +25,8 @@ final class BoundedSocketsVertx extends VertxWrapper {
     NetClientOptions bounded = new NetClientOptions(options).setConnectTimeout(connectTimeoutMillis)
         // The kernel probes a peer that vanished without a word (a host gone, a cable pulled).
         .setTcpKeepAlive(true);
-    return new BoundedNetClient(delegate.createNetClient(bounded), () -> new SilenceLimit(silenceMillis, connectTimeoutMillis));
+    // A live server hangs up at once after the client's goodbye; one that does not within the time
+    // given to connect is taken as frozen.
+    return new BoundedNetClient(delegate.createNetClient(bounded), silenceMillis, connectTimeoutMillis);
   }
 }

@@ -40,10 +40,11 @@ public final class PgPools {
    * at all arrives for longer than that plus {@code connect_timeout} is closed, failing what it
    * carried, since a live server would have answered by then (if only with the cancellation): that
    * bounds a server that cannot enforce its own timeout (frozen whole, a paused VM, a network that
-   * drops packets silently), from a connection's start-up on. It also closes idle connections after
-   * as long; the pool opens new ones on demand. Waiting for a connection of the pool (all busy, or a
-   * new one whose start-up the server never answers) is bounded by as long, and a connection's close
-   * waits for the server to hang up for {@code connect_timeout} at most.
+   * drops packets silently), counted from the socket's connect on. It also closes idle connections
+   * after as long; the pool opens new ones on demand. Waiting for a connection of the pool (all busy,
+   * or a new one whose start-up the server never answers) is bounded by as long, and the pool's close
+   * waits for the server to hang up on each connection for {@code connect_timeout} at most
+   * ({@link BoundedPgDriver}).
    */
   public static Pool create(Vertx vertx, DatabaseConfig database, String name) {
     PgConnectOptions connect = connectOptions(database, name);

@@ -11,26 +11,37 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Closes a database connection's socket that a live server would have answered by now: once nothing
- * has been read for {@code silenceMillis} since the last thing read or written, and once
- * {@code hangUpMillis} have passed since the client said goodbye without the server hanging up.
+ * has been read for {@code silenceMillis} since the last thing read or written, and
+ * {@code hangUpMillis} after the client said goodbye (its goodbye fully sent, or its TCP client shut
+ * down) if the server has not hung up by then.
  *
- * <p>First in the pipeline from the socket's connect on, so that its close goes straight to the
- * socket: a close from further in passes the PostgreSQL codec, which turns it into a polite
- * Terminate message, shuts the socket's output and waits for the server to hang up, which a server
- * frozen whole never does. Counting from the last write as well as the last read gives a statement
- * sent on a connection that sat idle its whole bound (counted from the last read alone, a
- * connection idle for 14 s was closed 1 s into its next statement).
+ * <p>Put first in the pipeline as the socket connects, so that its close goes to the socket, not
+ * through the PostgreSQL codec: a close from further in is turned by the codec into a polite
+ * Terminate message, after which the client shuts its output and waits for the server to hang up,
+ * which a server frozen whole never does. (An SSL upgrade puts its handlers before this one; their
+ * close sends a close_notify and closes the socket, within Netty's close_notify flush timeout.)
+ * Counting from the last write as well as the last read gives a statement sent on a connection that
+ * sat idle its whole bound (counted from the last read alone, a connection idle for 14 s was closed
+ * 1 s into its next statement).
  */
 final class SilenceLimit extends IdleStateHandler {
 
   static final String NAME = "ackpoint-silence";
 
   private final long hangUpMillis;
+  private ChannelHandlerContext ctx;
   private ScheduledFuture<?> hardClose;
 
+  /** {@code silenceMillis} 0: no limit on silence (the hang-up is still bounded). */
   SilenceLimit(long silenceMillis, long hangUpMillis) {
     super(silenceMillis, 0, 0, TimeUnit.MILLISECONDS);
     this.hangUpMillis = hangUpMillis;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+    this.ctx = ctx;
+    super.handlerAdded(ctx);
   }
 
   @Override
@@ -44,15 +55,25 @@ final class SilenceLimit extends IdleStateHandler {
     ctx.close();
   }
 
-  /** The codec's goodbye ends by shutting the socket's output: from then on the server has {@code hangUpMillis} to hang up. */
+  /** The codec's goodbye ends by shutting the socket's output, once its Terminate message is sent. */
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
-    if (evt instanceof ChannelOutputShutdownEvent && hardClose == null) {
-      hardClose = ctx.executor().schedule(() -> {
-        ctx.close();
-      }, hangUpMillis, TimeUnit.MILLISECONDS);
+    if (evt instanceof ChannelOutputShutdownEvent) {
+      awaitHangUp(hangUpMillis);
     }
     super.userEventTriggered(ctx, evt);
+  }
+
+  /**
+   * On the socket's event loop: the server has {@code millis} to hang up, then the socket is closed.
+   * Once only: the first bound set stays.
+   */
+  void awaitHangUp(long millis) {
+    if (hardClose == null && ctx.channel().isOpen()) {
+      hardClose = ctx.executor().schedule(() -> {
+        ctx.close();
+      }, millis, TimeUnit.MILLISECONDS);
+    }
   }
 
   @Override

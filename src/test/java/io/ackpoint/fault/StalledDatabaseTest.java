@@ -12,7 +12,10 @@ import io.ackpoint.support.Sql;
 import io.ackpoint.support.TcpProxy;
 import io.ackpoint.support.TestDatabase;
 import io.ackpoint.support.TestKeys;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
@@ -21,6 +24,8 @@ import io.vertx.junit5.VertxExtension;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.impl.SocketConnectionBase;
+import io.vertx.sqlclient.internal.SqlConnectionInternal;
 import io.vertx.sqlclient.SqlConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -169,33 +174,72 @@ class StalledDatabaseTest {
   @Test
   void aPoolClosesWithinConnectTimeoutWhileAStartUpIsNeverAnswered() {
     try (SilentServer frozen = SilentServer.start()) {
-      DatabaseConfig database = new DatabaseConfig(DatabaseType.POSTGRESQL, frozen.postgresUri(), 1,
-          Duration.ofSeconds(1), Duration.ofSeconds(60));
-      Pool pool = PgPools.create(vertx, database, "frozen-start-up");
+      Pool pool = PgPools.create(vertx, longSilence(frozen.postgresUri()), "frozen-start-up");
       Future<RowSet<Row>> query = pool.query("SELECT 1").execute();
-      Await.result(Future.fromCompletionStage(frozen.firstConnection()));
-      Await.result(pool.close(), Duration.ofSeconds(10));
-
+      Await.result(Future.fromCompletionStage(frozen.firstBytes()));
+      Await.result(pool.close(), Duration.ofSeconds(5));
       assertTrue(Await.result(query.transform(Future::succeededFuture)).failed(), "the query never reached a server");
     }
+  }
+
+  /**
+   * The same when the goodbye cannot even be sent: it waits behind a statement larger than the
+   * socket buffers, which the frozen server does not read (so the client never shuts its output,
+   * which is what bounds the wait above).
+   */
+  @Test
+  void aPoolClosesWithinConnectTimeoutWhileAStatementCannotBeSent() {
+    Pool pool = PgPools.create(vertx, longSilence(proxy.proxied(db)), "frozen-mid-statement");
+    SqlConnection connection = Await.result(pool.getConnection());
+    Await.result(connection.query("SELECT 1").execute());
+    Future<Void> blocked = unwritable(connection);
+    proxy.freeze();
+    // A simple query: its text goes at once (a prepared one would wait for its Parse to be answered).
+    Future<RowSet<Row>> stuck = connection.query("SELECT length('" + "x".repeat(64 << 20) + "')").execute();
+    Await.result(blocked);
+    Await.result(pool.close(), Duration.ofSeconds(5));
+    assertTrue(Await.result(stuck.transform(Future::succeededFuture)).failed(), "the statement never reached the server");
+  }
+
+  /** Completes once the connection's socket takes no more bytes: what it was given waits for the server to read. */
+  private static Future<Void> unwritable(SqlConnection connection) {
+    Promise<Void> full = Promise.promise();
+    // The pool's wrapper, then the connection on the socket.
+    SocketConnectionBase socket = (SocketConnectionBase) ((SqlConnectionInternal) connection).unwrap().unwrap();
+    socket.socket().channelHandlerContext().pipeline().addFirst(new ChannelInboundHandlerAdapter() {
+      @Override
+      public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (!ctx.channel().isWritable()) {
+          full.tryComplete();
+        }
+        ctx.fireChannelWritabilityChanged();
+      }
+    });
+    return full.future();
+  }
+
+  private static DatabaseConfig longSilence(String uri) {
+    return new DatabaseConfig(DatabaseType.POSTGRESQL, uri, 1, Duration.ofSeconds(1), Duration.ofSeconds(60));
   }
 
   /** What an operator sees of the above: a stop completes while the source is frozen whole. */
   @Test
   void anAckpointStopsWhileItsSourceIsFrozenWhole() {
     try (SilentServer frozen = SilentServer.start()) {
-      app = RunningAckpoint.on(vertx, db, config -> {
+      RunningAckpoint stopping = RunningAckpoint.on(vertx, db, config -> {
         config.getJsonObject("source").put("uri", frozen.postgresUri())
             .put("connect_timeout", "1s").put("statement_timeout", "60s");
         return config;
       });
-      JsonObject readiness = Readiness.probe(app);
-      assertEquals(false, readiness.getBoolean("source"), readiness.encode());
-      RunningAckpoint stopping = app;
-      app = null;
-      Await.result(stopping.ackpoint.close(), Duration.ofSeconds(15));
-      stopping.api.close();
-      stopping.sql.close();
+      try {
+        JsonObject readiness = Readiness.probe(stopping);
+        assertEquals(false, readiness.getBoolean("source"), readiness.encode());
+        assertTrue(frozen.firstBytes().isDone(), "the source's pool never tried to connect");
+        Await.result(stopping.ackpoint.close(), Duration.ofSeconds(15));
+      } finally {
+        stopping.api.close();
+        stopping.sql.close();
+      }
     }
   }
 }

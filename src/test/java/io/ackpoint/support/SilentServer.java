@@ -18,7 +18,7 @@ public final class SilentServer implements AutoCloseable {
 
   private final ServerSocket listener;
   private final List<Socket> held = new CopyOnWriteArrayList<>();
-  private final CompletableFuture<Void> firstConnection = new CompletableFuture<>();
+  private final CompletableFuture<Void> firstBytes = new CompletableFuture<>();
 
   private SilentServer(ServerSocket listener) {
     this.listener = listener;
@@ -40,16 +40,22 @@ public final class SilentServer implements AutoCloseable {
     return "postgresql://ackpoint:ackpoint@127.0.0.1:" + listener.getLocalPort() + "/ackpoint";
   }
 
-  /** Completes once a client has connected (its connection then waits for ever). */
-  public CompletableFuture<Void> firstConnection() {
-    return firstConnection;
+  /**
+   * Completes once a client has connected and sent a byte: then it is connected on its side too, and
+   * has begun to talk. Nothing more is read.
+   */
+  public CompletableFuture<Void> firstBytes() {
+    return firstBytes;
   }
 
   private void holdConnections() {
     try {
       while (true) {
-        held.add(listener.accept());
-        firstConnection.complete(null);
+        Socket socket = listener.accept();
+        held.add(socket);
+        if (socket.getInputStream().read() >= 0) {
+          firstBytes.complete(null);
+        }
       }
     } catch (IOException closed) {
       // The listener was closed: the test is over.
@@ -58,13 +64,21 @@ public final class SilentServer implements AutoCloseable {
 
   @Override
   public void close() {
+    IOException failed = null;
     try {
       listener.close();
-      for (Socket socket : held) {
-        socket.close();
-      }
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      failed = e;
+    }
+    for (Socket socket : held) {
+      try {
+        socket.close();
+      } catch (IOException e) {
+        failed = e;
+      }
+    }
+    if (failed != null) {
+      throw new UncheckedIOException(failed);
     }
   }
 }
