@@ -59,6 +59,8 @@ public final class AckEngine {
   private long latestCheckpoint;
   /** The position announced last, "" before the first: each announcement names the one before it. */
   private String announced = "";
+  /** The position of the engine's first statement, null before it: every announcement carries it ({@link AnnouncingEngine}). */
+  private String firstPosition;
   private boolean applying;
   /** Set by {@link #stop()}; completes once no statement runs, and none starts after. */
   private Promise<Void> stopping;
@@ -172,6 +174,9 @@ public final class AckEngine {
     applying = true;
     StatementNumber number = new StatementNumber(engineId, ++statements);
     String target = latest;
+    if (firstPosition == null) {
+      firstPosition = target;
+    }
     long targetCheckpoint = latestCheckpoint;
     long started = System.nanoTime();
     customStores.transform(ignored -> storage.markProcessed(target)).onComplete(ar -> {
@@ -202,7 +207,8 @@ public final class AckEngine {
         // One message for all the users of the position, also when there are none: the nodes' head
         // waiters and checkpoint sequences move with every position.
         vertx.eventBus().publish(reachedAddress, new PositionReached(target, targetCheckpoint, ar.result(), announced),
-            new DeliveryOptions().addHeader(StatementNumber.HEADER, number.header()));
+            new DeliveryOptions().addHeader(StatementNumber.HEADER, number.header())
+                .addHeader(AnnouncingEngine.FIRST_POSITION_HEADER, firstPosition));
         announced = target;
       } catch (RuntimeException e) {
         // The rows are marked; whatever went wrong telling about them must not stop later positions,

@@ -80,7 +80,7 @@ public final class AckVerticle extends VerticleBase {
           }
           releasedAhead.recorded(msg.body().reached(), StatementNumber.of(msg.headers()));
           if (!msg.headers().contains(READ_BACK_HEADER)) {
-            missed.heard(msg.body());
+            missed.heard(msg.body(), AnnouncingEngine.of(msg.headers()));
           }
           reached(msg.body());
         }).completion(),

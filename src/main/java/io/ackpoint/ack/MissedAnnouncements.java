@@ -8,20 +8,31 @@ import io.vertx.core.Vertx;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.BiConsumer;
 
 /**
  * Finds the announcements of applied positions this node did not hear, and reads what they carried
  * back from storage. Each announcement names the one its engine made before; a node that has not
- * heard that one missed something (the cluster connection dropped, or the cluster was split). An
- * engine's first announcement names none: the engine before it, on a node that has died, may have
- * applied positions it never announced, so everything processed after the last position heard is
- * read back. So does an engine's first announcement after a statement that failed: it may have
- * committed, its answer lost. Until a node hears its first announcement it counts from the latest
- * position storage held processed when it started ({@link #startFrom}): its streams opened since
- * read storage, and an engine that goes on applying positions beyond it is read back. (One that
- * re-applies a lower position after a failover, then dies before announcing, is not: a gap left.)
+ * heard that one from that engine missed something (the cluster connection dropped, or the cluster
+ * was split). An engine's first announcement names none: the engine before it, on a node that has
+ * died, may have applied positions it never announced. So does an engine's first announcement after
+ * a statement that failed: it may have committed, its answer lost. Until a node hears its first
+ * announcement it counts from the latest position storage held processed when it started
+ * ({@link #startFrom}): its streams opened since read storage.
+ *
+ * <p>Positions are compared within one engine: a new engine starts from the slot's confirmed
+ * position, which lags what the engine before it announced, so its first positions may be below
+ * everything a node has heard, and a gap among them, or a lost answer, is below it too. So a node
+ * keeps the last position it heard from each engine; when a new engine takes over while it listens,
+ * it reads back from that engine's first position or the latest it heard, whichever is lower
+ * (everything the new engine marked, and whatever the one before it marked unannounced: the last
+ * positions the old engine announced are told again). Reads include their lower bound: one engine
+ * may apply a position twice (at a clean stop, to record what it released). Left open: a node that
+ * starts while a new engine is still below what the old one announced counts from the latest
+ * position storage held, and does not see a gap among the new engine's positions below it.
  * Storage is the truth; an acknowledgement told twice is harmless (streams and waiters keep the
  * greatest id), one never told is not. Used on the acknowledgement verticle's event loop.
  */
@@ -30,12 +41,21 @@ final class MissedAnnouncements {
   private static final Logger LOG = LoggerFactory.getLogger(MissedAnnouncements.class);
   private static final long RETRY_MS = 1_000;
   private static final int ATTEMPTS = 3;
+  /** Engines remembered: one per term of leadership; older ones no longer announce. */
+  private static final int ENGINES = 16;
 
   private final Vertx vertx;
   private final AcknowledgementHistory history;
   private final BiConsumer<String, List<Reached>> recovered;
   /** The latest position heard of, or storage's latest processed one before that; null while unknown. */
   private String heard;
+  /** The latest position heard from each engine, the least recently heard first. */
+  private final Map<String, String> heardFrom = new LinkedHashMap<>(ENGINES, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+      return size() > ENGINES;
+    }
+  };
   private Future<Void> reading = Future.succeededFuture();
 
   /** {@code recovered}: told of each position read back, with its users, in replication order. */
@@ -52,45 +72,70 @@ final class MissedAnnouncements {
     }
   }
 
-  /** An announcement arrived from an engine (not one read back here). */
-  void heard(PositionReached reached) {
+  /** An announcement arrived from {@code engine} (null: a node of an older version did not say); not one read back here. */
+  void heard(PositionReached reached, AnnouncingEngine engine) {
     if (heard != null) {
-      if (reached.previous().isEmpty()) {
-        readBack(heard, null);
-      } else if (reached.previous().compareTo(heard) > 0) {
-        readBack(heard, reached.previous());
+      String last = engine == null ? null : heardFrom.get(engine.id());
+      if (last != null) {
+        readBackGap(last, reached.previous());
+      } else if (engine != null && !heardFrom.isEmpty()) {
+        // A new engine took over while this node listened: everything it marked, and whatever the
+        // engine before it marked unannounced (above what the node heard).
+        readBack(min(heard, engine.firstPosition()), null);
+      } else {
+        // The engine that ran when this node started (what it marked before, the node's streams read
+        // from storage), or one that does not say: counted from the latest position heard.
+        readBackGap(heard, reached.previous());
       }
     }
-    if (heard == null || reached.position().compareTo(heard) > 0) {
-      heard = reached.position();
+    if (engine != null) {
+      heardFrom.merge(engine.id(), reached.position(), MissedAnnouncements::max);
     }
+    heard = heard == null ? reached.position() : max(heard, reached.position());
+  }
+
+  /** After {@code last}, the engine announced {@code previous}: read back what lies between, or everything after a statement that failed. */
+  private void readBackGap(String last, String previous) {
+    if (previous.isEmpty()) {
+      readBack(last, null);
+    } else if (previous.compareTo(last) > 0) {
+      readBack(last, previous);
+    }
+  }
+
+  private static String min(String a, String b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  private static String max(String a, String b) {
+    return a.compareTo(b) >= 0 ? a : b;
   }
 
   /**
    * One read at a time, in the order the gaps were found. Most find nothing (an engine's first
    * announcement at every start asks for one): only a read that finds something is logged at INFO.
    */
-  private void readBack(String after, String upTo) {
-    LOG.debug("reading back acknowledgements processed after '{}' up to {}", after, upTo == null ? "now" : upTo);
-    reading = reading.transform(ignored -> read(after, upTo, ATTEMPTS));
+  private void readBack(String from, String upTo) {
+    LOG.debug("reading back acknowledgements processed from '{}' up to {}", from, upTo == null ? "now" : upTo);
+    reading = reading.transform(ignored -> read(from, upTo, ATTEMPTS));
   }
 
-  private Future<Void> read(String after, String upTo, int attempts) {
-    return history.processedBetween(after, upTo).map(byPosition -> {
+  private Future<Void> read(String from, String upTo, int attempts) {
+    return history.processedFrom(from, upTo).map(byPosition -> {
       if (!byPosition.isEmpty()) {
-        LOG.info("read back the acknowledgements of {} position(s) after '{}' that this node may have missed{}",
-            byPosition.size(), after, upTo == null
+        LOG.info("read back the acknowledgements of {} position(s) from '{}' that this node may have missed{}",
+            byPosition.size(), from, upTo == null
                 ? " (an engine started, or a statement's answer was lost)" : " (up to " + upTo + ")");
       }
       byPosition.forEach(recovered);
       return (Void) null;
     }).recover(e -> {
       if (attempts <= 1) {
-        LOG.warn("could not read back the acknowledgements after {}: {}; streams of this node may miss them until the"
-            + " next acknowledgement of their user", after, e.getMessage());
+        LOG.warn("could not read back the acknowledgements from {}: {}; streams of this node may miss them until the"
+            + " next acknowledgement of their user", from, e.getMessage());
         return Future.succeededFuture();
       }
-      return vertx.timer(RETRY_MS).compose(id -> read(after, upTo, attempts - 1));
+      return vertx.timer(RETRY_MS).compose(id -> read(from, upTo, attempts - 1));
     });
   }
 }

@@ -15,11 +15,11 @@ import java.util.NavigableMap;
 public interface AcknowledgementHistory {
 
   /**
-   * The checkpoints processed at a position after {@code after} and at or before {@code upTo} (no
-   * upper bound when null), by position in replication order, each position with the greatest id
+   * The checkpoints processed at a position at or after {@code from} and at or before {@code upTo}
+   * (no upper bound when null), by position in replication order, each position with the greatest id
    * of every full user id processed at it.
    */
-  Future<NavigableMap<String, List<Reached>>> processedBetween(String after, String upTo);
+  Future<NavigableMap<String, List<Reached>>> processedFrom(String from, String upTo);
 
   /** The latest position any checkpoint is processed at, "" when none is. */
   Future<String> latestProcessed();

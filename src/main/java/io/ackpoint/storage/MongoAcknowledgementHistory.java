@@ -26,8 +26,8 @@ public final class MongoAcknowledgementHistory implements AcknowledgementHistory
   }
 
   @Override
-  public Future<NavigableMap<String, List<Reached>>> processedBetween(String after, String upTo) {
-    JsonObject range = new JsonObject().put("$type", "string").put("$gt", after);
+  public Future<NavigableMap<String, List<Reached>>> processedFrom(String from, String upTo) {
+    JsonObject range = new JsonObject().put("$type", "string").put("$gte", from);
     if (upTo != null) {
       range.put("$lte", upTo);
     }

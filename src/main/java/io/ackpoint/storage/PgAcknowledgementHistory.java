@@ -15,9 +15,9 @@ import java.util.NavigableMap;
 public final class PgAcknowledgementHistory implements AcknowledgementHistory {
 
   // COLLATE "C": positions compare as plain bytes, their replication order (as in MARK_PROCESSED).
-  private static final String PROCESSED_BETWEEN = """
+  private static final String PROCESSED_FROM = """
       SELECT processed_at_lsn, user_id, client_id, write_checkpoint FROM ackpoint_write_checkpoints
-       WHERE processed_at_lsn COLLATE "C" > $1 COLLATE "C"
+       WHERE processed_at_lsn COLLATE "C" >= $1 COLLATE "C"
          AND ($2::text IS NULL OR processed_at_lsn COLLATE "C" <= $2 COLLATE "C")
       """;
 
@@ -31,8 +31,8 @@ public final class PgAcknowledgementHistory implements AcknowledgementHistory {
   }
 
   @Override
-  public Future<NavigableMap<String, List<Reached>>> processedBetween(String after, String upTo) {
-    return AckpointError.STORAGE_UNAVAILABLE.onFailure(pool.preparedQuery(PROCESSED_BETWEEN).execute(Tuple.of(after, upTo)).map(rows -> {
+  public Future<NavigableMap<String, List<Reached>>> processedFrom(String from, String upTo) {
+    return AckpointError.STORAGE_UNAVAILABLE.onFailure(pool.preparedQuery(PROCESSED_FROM).execute(Tuple.of(from, upTo)).map(rows -> {
       ProcessedRows processed = new ProcessedRows();
       for (Row row : rows) {
         processed.add(row.getString(0), new FullUserId(row.getString(1), row.getString(2)), row.getLong(3));

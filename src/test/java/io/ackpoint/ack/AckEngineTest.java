@@ -14,7 +14,6 @@ import io.ackpoint.support.Await;
 import io.ackpoint.support.Sql;
 import io.ackpoint.support.TestDatabase;
 import io.vertx.core.Future;
-import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxException;
 import io.vertx.junit5.Timeout;
@@ -29,6 +28,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -83,7 +83,7 @@ class AckEngineTest {
   void aStatementTheDatabaseRefusedHasNoNodeReadBack(Vertx vertx, VertxTestContext test) {
     CheckpointStorage refused = failingOnceAt(FAILED, false,
         new PgException("canceling statement due to statement timeout", "ERROR", "57014", null));
-    vertx.runOnContext(started -> engineAfterHeard(vertx, refused, reached -> {
+    vertx.runOnContext(started -> engineAfterHeard(vertx, refused, (reached, engine) -> {
       if (reached.position().equals(FAILED)) {
         test.verify(() -> {
           assertEquals(HEARD, reached.previous(), "the announcement names the one before it");
@@ -95,10 +95,11 @@ class AckEngineTest {
   }
 
   /** An engine whose announcements go to {@code announced}; it applies {@link #HEARD}, then {@link #FAILED}. */
-  private static void engineAfterHeard(Vertx vertx, CheckpointStorage storage, Handler<PositionReached> announced) {
+  private static void engineAfterHeard(Vertx vertx, CheckpointStorage storage,
+                                       BiConsumer<PositionReached, AnnouncingEngine> announced) {
     AckEngine engine = new AckEngine(vertx, storage, Lsn.FORMAT, "reached", AckListener.NONE);
     vertx.eventBus().<PositionReached>consumer("reached", msg -> {
-      announced.handle(msg.body());
+      announced.accept(msg.body(), AnnouncingEngine.of(msg.headers()));
       if (msg.body().position().equals(HEARD)) {
         engine.observe(FAILED);
       }

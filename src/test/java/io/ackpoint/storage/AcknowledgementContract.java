@@ -178,11 +178,12 @@ interface AcknowledgementContract {
     backend().markProcessed("late", H3);
     AcknowledgementHistory history = backend().history();
     assertEquals(java.util.Map.of(H1, List.of(new Reached(user("early"), 1)), H3, List.of(new Reached(user("late"), 2))),
-        Await.result(history.processedBetween("", null)));
-    assertEquals(java.util.Map.of(H3, List.of(new Reached(user("late"), 2))), Await.result(history.processedBetween(H1, null)),
-        "after is exclusive");
-    assertEquals(java.util.Map.of(H1, List.of(new Reached(user("early"), 1))), Await.result(history.processedBetween("", H2)));
-    assertEquals(java.util.Map.of(H3, List.of(new Reached(user("late"), 2))), Await.result(history.processedBetween(H2, H3)),
+        Await.result(history.processedFrom("", null)));
+    assertEquals(java.util.Map.of(H3, List.of(new Reached(user("late"), 2))), Await.result(history.processedFrom(H2, null)));
+    assertEquals(java.util.Map.of(H1, List.of(new Reached(user("early"), 1)), H3, List.of(new Reached(user("late"), 2))),
+        Await.result(history.processedFrom(H1, null)), "from is inclusive");
+    assertEquals(java.util.Map.of(H1, List.of(new Reached(user("early"), 1))), Await.result(history.processedFrom("", H2)));
+    assertEquals(java.util.Map.of(H3, List.of(new Reached(user("late"), 2))), Await.result(history.processedFrom(H2, H3)),
         "upTo is inclusive");
   }
 
