@@ -192,7 +192,8 @@ public final class AckEngine {
         // committed and only its answer been lost (the connection cut after the commit, a server
         // crash): the users it marked are no longer pending, so no later statement returns them. The
         // next announcement then names no previous one, so that every node reads back what was
-        // processed after the last announcement it heard (a scan of storage: not after a refusal).
+        // processed from the last announcement of this engine it heard (a scan of storage: not after
+        // a refusal).
         if (storage.mayHaveMarked(ar.cause())) {
           announced = "";
         }

@@ -27,9 +27,9 @@ import java.util.function.BiConsumer;
  * position, which lags what the engine before it announced, so its first positions may be below
  * everything a node has heard, and a gap among them, or a lost answer, is below it too. So a node
  * keeps the last position it heard from each engine; when a new engine takes over while it listens,
- * it reads back from that engine's first position or the latest it heard, whichever is lower
- * (everything the new engine marked, and whatever the one before it marked unannounced: the last
- * positions the old engine announced are told again). Reads include their lower bound: one engine
+ * it reads back from that engine's first position or the last position announced before it,
+ * whichever is lower (everything the new engine marked, and whatever the one before it marked
+ * unannounced: the last positions the old engine announced are told again). Reads include their lower bound: one engine
  * may apply a position twice (at a clean stop, to record what it released). Left open: a node that
  * starts while a new engine is still below what the old one announced counts from the latest
  * position storage held, and does not see a gap among the new engine's positions below it.
@@ -49,6 +49,8 @@ final class MissedAnnouncements {
   private final BiConsumer<String, List<Reached>> recovered;
   /** The latest position heard of, or storage's latest processed one before that; null while unknown. */
   private String heard;
+  /** The position of the last announcement heard, whichever engine made it; null before the first. */
+  private String lastAnnounced;
   /** The latest position heard from each engine, the least recently heard first. */
   private final Map<String, String> heardFrom = new LinkedHashMap<>(ENGINES, 0.75f, true) {
     @Override
@@ -80,8 +82,10 @@ final class MissedAnnouncements {
         readBackGap(last, reached.previous());
       } else if (engine != null && !heardFrom.isEmpty()) {
         // A new engine took over while this node listened: everything it marked, and whatever the
-        // engine before it marked unannounced (above what the node heard).
-        readBack(min(heard, engine.firstPosition()), null);
+        // engine before it marked unannounced, after the last it announced. (Not the latest position
+        // heard: the engine before may itself have run below an older one's, and the new engine may
+        // start above what it marked, since the follower confirms a position as it hands it over.)
+        readBack(min(lastAnnounced, engine.firstPosition()), null);
       } else {
         // The engine that ran when this node started (what it marked before, the node's streams read
         // from storage), or one that does not say: counted from the latest position heard.
@@ -92,6 +96,7 @@ final class MissedAnnouncements {
       heardFrom.merge(engine.id(), reached.position(), MissedAnnouncements::max);
     }
     heard = heard == null ? reached.position() : max(heard, reached.position());
+    lastAnnounced = reached.position();
   }
 
   /** After {@code last}, the engine announced {@code previous}: read back what lies between, or everything after a statement that failed. */
@@ -112,8 +117,9 @@ final class MissedAnnouncements {
   }
 
   /**
-   * One read at a time, in the order the gaps were found. Most find nothing (an engine's first
-   * announcement at every start asks for one): only a read that finds something is logged at INFO.
+   * One read at a time, in the order the gaps were found. Each includes its lower bound, a position
+   * heard already, so most find what was told before (an engine's first announcement at every start
+   * asks for one): logged at DEBUG, a read at INFO only when it finds more than one position.
    */
   private void readBack(String from, String upTo) {
     LOG.debug("reading back acknowledgements processed from '{}' up to {}", from, upTo == null ? "now" : upTo);
@@ -122,7 +128,7 @@ final class MissedAnnouncements {
 
   private Future<Void> read(String from, String upTo, int attempts) {
     return history.processedFrom(from, upTo).map(byPosition -> {
-      if (!byPosition.isEmpty()) {
+      if (byPosition.size() > 1) {
         LOG.info("read back the acknowledgements of {} position(s) from '{}' that this node may have missed{}",
             byPosition.size(), from, upTo == null
                 ? " (an engine started, or a statement's answer was lost)" : " (up to " + upTo + ")");
