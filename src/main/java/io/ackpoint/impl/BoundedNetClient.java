@@ -17,9 +17,10 @@ import java.util.concurrent.TimeUnit;
  * A TCP client for database connections: it puts a {@link SilenceLimit} first in each socket's
  * pipeline as the socket connects, before whoever asked for it has written a byte, and its shutdown
  * gives each open socket {@code hangUpMillis} more than the shutdown's own timeout to close, then
- * closes it. Without that a socket whose goodbye never left (queued behind bytes the server does
- * not read) held the client's shutdown, and the pool's close with it, for as long as the server
- * stayed frozen.
+ * closes it. The PostgreSQL client closes a connection by saying goodbye (a Terminate message, then
+ * its output shut) and waiting for the server to hang up, which a frozen server never does, whether
+ * its goodbye left or waits behind bytes the server does not read: without the bound, one such
+ * socket held the client's shutdown, and the pool's close and Vert.x's with it, for ever.
  */
 final class BoundedNetClient implements NetClient {
 
@@ -38,7 +39,7 @@ final class BoundedNetClient implements NetClient {
   private Future<NetSocket> bounded(Future<NetSocket> connecting) {
     return connecting.map(socket -> {
       Channel channel = ((NetSocketInternal) socket).channelHandlerContext().channel();
-      Bounded entry = new Bounded(channel, new SilenceLimit(silenceMillis, hangUpMillis));
+      Bounded entry = new Bounded(channel, new SilenceLimit(silenceMillis));
       channel.pipeline().addFirst(SilenceLimit.NAME, entry.limit());
       open.add(entry);
       channel.closeFuture().addListener(closed -> open.remove(entry));
@@ -62,7 +63,6 @@ final class BoundedNetClient implements NetClient {
 
   private record Bounded(Channel channel, SilenceLimit limit) {
 
-    /** A goodbye may never leave: the Terminate message waits behind bytes a frozen server does not read. */
     void hangUpWithin(long millis) {
       channel.eventLoop().execute(() -> limit.awaitHangUp(millis));
     }

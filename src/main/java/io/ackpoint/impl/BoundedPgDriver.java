@@ -26,7 +26,7 @@ final class BoundedPgDriver extends PgDriver {
 
   /**
    * @param connectTimeoutMillis bounds the TCP connect, and the wait for the server to hang up
-   *     after the client's goodbye
+   *     when the pool closes
    * @param silenceMillis bounds the time without a byte from the server since the last one read or
    *     written, unless {@link #NO_SILENCE_LIMIT}
    */

@@ -53,8 +53,7 @@ public final class PgPools {
     long silence = database.statementTimeout().plus(database.connectTimeout()).toMillis();
     PoolOptions pool = poolOptions(database.poolSize(), name)
         .setConnectionTimeout((int) silence).setConnectionTimeoutUnit(TimeUnit.MILLISECONDS);
-    BoundedPgDriver driver = new BoundedPgDriver((int) database.connectTimeout().toMillis(), silence);
-    return ClientBuilder.pool(driver).with(pool).connectingTo(connect).using(vertx)
+    return bounded(vertx, database, silence, pool, connect)
         .withConnectHandler(connection -> connection.query(DURABLE_COMMIT).execute().onComplete(done -> {
           if (done.failed() && !warnedCommit) {
             warnedCommit = true;
@@ -68,8 +67,14 @@ public final class PgPools {
   /** One connection without statement bounds: schema migrations may legitimately build an index for long. */
   public static Pool forMigrations(Vertx vertx, DatabaseConfig database) {
     String name = "ackpoint-migrations";
-    BoundedPgDriver driver = new BoundedPgDriver((int) database.connectTimeout().toMillis(), BoundedPgDriver.NO_SILENCE_LIMIT);
-    return ClientBuilder.pool(driver).with(poolOptions(1, name)).connectingTo(connectOptions(database, name)).using(vertx).build();
+    return bounded(vertx, database, BoundedPgDriver.NO_SILENCE_LIMIT, poolOptions(1, name), connectOptions(database, name)).build();
+  }
+
+  /** A pool's builder on {@link BoundedPgDriver}: its connects and its close's wait bounded by {@code connect_timeout}. */
+  private static ClientBuilder<Pool> bounded(Vertx vertx, DatabaseConfig database, long silenceMillis, PoolOptions pool,
+                                             PgConnectOptions connect) {
+    BoundedPgDriver driver = new BoundedPgDriver((int) database.connectTimeout().toMillis(), silenceMillis);
+    return ClientBuilder.pool(driver).with(pool).connectingTo(connect).using(vertx);
   }
 
   private static PgConnectOptions connectOptions(DatabaseConfig database, String name) {

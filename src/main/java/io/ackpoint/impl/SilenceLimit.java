@@ -2,7 +2,6 @@ package io.ackpoint.impl;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
-import io.netty.channel.socket.ChannelOutputShutdownEvent;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 
@@ -11,9 +10,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Closes a database connection's socket that a live server would have answered by now: once nothing
- * has been read for {@code silenceMillis} since the last thing read or written, and
- * {@code hangUpMillis} after the client said goodbye (its goodbye fully sent, or its TCP client shut
- * down) if the server has not hung up by then.
+ * has been read for {@code silenceMillis} since the last thing read or written, and once the server
+ * has not hung up in the time its client's shutdown gave it ({@link #awaitHangUp}).
  *
  * <p>Put first in the pipeline as the socket connects, so that its close goes to the socket, not
  * through the PostgreSQL codec: a close from further in is turned by the codec into a polite
@@ -28,14 +26,12 @@ final class SilenceLimit extends IdleStateHandler {
 
   static final String NAME = "ackpoint-silence";
 
-  private final long hangUpMillis;
   private ChannelHandlerContext ctx;
   private ScheduledFuture<?> hardClose;
 
   /** {@code silenceMillis} 0: no limit on silence (the hang-up is still bounded). */
-  SilenceLimit(long silenceMillis, long hangUpMillis) {
+  SilenceLimit(long silenceMillis) {
     super(silenceMillis, 0, 0, TimeUnit.MILLISECONDS);
-    this.hangUpMillis = hangUpMillis;
   }
 
   @Override
@@ -53,15 +49,6 @@ final class SilenceLimit extends IdleStateHandler {
   @Override
   protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) {
     ctx.close();
-  }
-
-  /** The codec's goodbye ends by shutting the socket's output, once its Terminate message is sent. */
-  @Override
-  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
-    if (evt instanceof ChannelOutputShutdownEvent) {
-      awaitHangUp(hangUpMillis);
-    }
-    super.userEventTriggered(ctx, evt);
   }
 
   /**
