@@ -5,13 +5,10 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.encoder.JsonEncoder;
 import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.Appender;
-import ch.qos.logback.core.AppenderBase;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.encoder.Encoder;
 import io.ackpoint.config.AckpointConfig.LogConfig;
 import io.ackpoint.config.AckpointConfig.LogFormat;
-import io.ackpoint.embedded.ServerProblems;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,18 +49,9 @@ final class Logging {
     ch.qos.logback.classic.Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
     root.setLevel(Level.toLevel(config.level(), Level.INFO));
     root.addAppender(console);
-    // The embedded PostgreSQL's own chatter says nothing an operator needs, but its problems do: the
-    // library logs every line of the server's output at info, a FATAL (data directory of another
-    // version, a stale lock file, wrong permissions) included, and without that line a failed start
-    // only says that the library gave up waiting. Its lines go through EmbeddedPostgresProblems alone,
-    // which logs the problems at error, where an operator's alerts look.
-    ch.qos.logback.classic.Logger library = context.getLogger("io.zonky");
-    library.setLevel(Level.INFO);
-    library.setAdditive(false);
-    EmbeddedPostgresProblems problems = new EmbeddedPostgresProblems(console);
-    problems.setContext(context);
-    problems.start();
-    library.addAppender(problems);
+    // The embedded PostgreSQL's library says nothing at info an operator needs; the server's problems
+    // are logged at error by ServerProblems.
+    context.getLogger("io.zonky").setLevel(Level.WARN);
     // Vert.x's metrics register one event-bus gauge per verticle context; Micrometer warns of the
     // repeats once, which would read like a fault at every start.
     context.getLogger("io.micrometer.core.instrument.MeterRegistry").setLevel(Level.ERROR);
@@ -93,34 +81,5 @@ final class Logging {
     encoder.setWithMessage(false);
     encoder.start();
     return encoder;
-  }
-
-  /**
-   * The embedded PostgreSQL's library, between it and the console: the server's output lines an
-   * operator needs ({@link ServerProblems}) are logged at error; the rest of the server's output is
-   * dropped (a statement's ERROR, and its DETAIL with the row's values, is Ackpoint's to report), and
-   * the library's own warnings and errors pass as they are.
-   */
-  private static final class EmbeddedPostgresProblems extends AppenderBase<ILoggingEvent> {
-
-    private final Appender<ILoggingEvent> console;
-    /**
-     * Best effort: each process the library starts (initdb, the server, pg_ctl stop) has its own reader
-     * thread, but a server's lines come from one of them. doAppend serializes the calls.
-     */
-    private final ServerProblems.Reader lines = new ServerProblems.Reader();
-
-    EmbeddedPostgresProblems(Appender<ILoggingEvent> console) {
-      this.console = console;
-    }
-
-    @Override
-    protected void append(ILoggingEvent event) {
-      if (event.getLevel().isGreaterOrEqual(Level.WARN)) {
-        console.doAppend(event);
-      } else {
-        lines.read(event.getFormattedMessage());
-      }
-    }
   }
 }

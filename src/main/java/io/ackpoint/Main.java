@@ -8,16 +8,20 @@ import io.ackpoint.impl.AckpointImpl;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxBuilder;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.internal.VertxInternal;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MetricsDomain;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.EventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -75,7 +79,12 @@ public final class Main {
     // Linux's epoll rather than Java NIO where Netty's native library loads (x86-64 and ARM64 are
     // bundled): 11 % more checkpoint requests per second for 16 % less CPU each under scripts/bench's
     // load (README, Benchmarks). Elsewhere Vert.x falls back to NIO; the start says which it uses.
+    //
+    // Vert.x's check for blocked threads runs every 2 s, not every second: an event loop blocked for
+    // longer than its limit (2 s) is still reported, after 2 to 4 s instead of 2 to 3 s, and the
+    // check's thread wakes half as often in an idle Ackpoint (README, Benchmarks).
     VertxOptions vertxOptions = new VertxOptions().setEventLoopPoolSize(AckpointImpl.eventLoops(config)).setPreferNativeTransport(true)
+        .setBlockedThreadCheckInterval(2000)
         .setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true).setJvmMetricsEnabled(true)
             .addDisabledMetricsCategory(MetricsDomain.HTTP_SERVER));
     VertxBuilder builder = Vertx.builder().withMetrics(new MicrometerMetricsFactory(registry));
@@ -95,6 +104,7 @@ public final class Main {
     } else {
       vertx = builder.with(vertxOptions).build();
     }
+    letIdleEventLoopsSleep(vertx);
     Ackpoint ackpoint;
     try {
       ackpoint = Ackpoint.deploy(vertx, options).await(120, TimeUnit.SECONDS);
@@ -138,6 +148,21 @@ public final class Main {
       status = 1;
     }
     System.exit(status);
+  }
+
+  /**
+   * Netty lets an event loop that has nothing scheduled sleep for a second at most, so it wakes every
+   * second for nothing: Vert.x's acceptor has nothing scheduled ever, nor has an event loop that no
+   * timer uses. A task once a day on each lets them sleep until there is work; an idle Ackpoint's
+   * CPU is mostly such wake-ups (README, Benchmarks). Closing Vert.x cancels the tasks.
+   */
+  private static void letIdleEventLoopsSleep(Vertx vertx) {
+    VertxInternal internal = (VertxInternal) vertx;
+    for (EventLoopGroup group : List.of(internal.acceptorEventLoopGroup(), internal.nettyEventLoopGroup())) {
+      for (EventExecutor loop : group) {
+        loop.scheduleAtFixedRate(() -> { }, 1, 1, TimeUnit.DAYS);
+      }
+    }
   }
 
   /** Started where there is no conf/ackpoint.yaml, the defaults alone may be what is invalid: says so. */

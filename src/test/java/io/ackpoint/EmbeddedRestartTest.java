@@ -19,7 +19,10 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static io.ackpoint.support.ApiClient.data;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -75,6 +78,46 @@ class EmbeddedRestartTest {
     // Thawed, it handles the stop request it was sent.
     postmaster.onExit().get(60, TimeUnit.SECONDS);
     assertEquals("1", generatedIdOfAStart(vertx, json, token));
+  }
+
+  /**
+   * The server's processes keep the output pg_ctl gave them for as long as they run: were it a pipe
+   * to this process, a thread would read it for as long, and the JDK's thread that waits for pg_ctl
+   * to end would wait behind that one (waking every second).
+   */
+  @Test
+  void theEmbeddedServerSharesNoPipeWithAckpoint(Vertx vertx, @TempDir Path dataDir) throws IOException {
+    Ackpoint ackpoint = Await.result(TestAckpoint.start(vertx, embedded(dataDir)));
+    try {
+      long pid = Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0).trim());
+      ProcessHandle postmaster = ProcessHandle.of(pid).orElseThrow();
+      Set<String> ours = pipes(ProcessHandle.current().pid());
+      for (ProcessHandle server : Stream.concat(Stream.of(postmaster), postmaster.children()).toList()) {
+        Set<String> shared = new HashSet<>(pipes(server.pid()));
+        shared.retainAll(ours);
+        assertTrue(shared.isEmpty(), "process " + server.pid() + " " + server.info().commandLine().orElse("") + ": " + shared);
+      }
+    } finally {
+      Await.result(ackpoint.close());
+    }
+  }
+
+  /** The pipes a process has open, as Linux names them ("pipe:[inode]"). */
+  private static Set<String> pipes(long pid) throws IOException {
+    Set<String> pipes = new HashSet<>();
+    try (Stream<Path> fds = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
+      for (Path fd : fds.toList()) {
+        try {
+          String target = Files.readSymbolicLink(fd).toString();
+          if (target.startsWith("pipe:")) {
+            pipes.add(target);
+          }
+        } catch (IOException closedMeanwhile) {
+          // not a pipe any more
+        }
+      }
+    }
+    return pipes;
   }
 
   private static void signal(String name, long pid) throws IOException, InterruptedException {

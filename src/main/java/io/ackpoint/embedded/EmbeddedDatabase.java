@@ -40,13 +40,16 @@ public final class EmbeddedDatabase implements AutoCloseable {
   static final String SERVER_LOG = "log";
 
   private final EmbeddedPostgres postgres;
+  /** Where the library's commands write their output: see {@link #startClaimed}. */
+  private final Path output;
   /** This server's data directory, in {@link #STARTED_HERE} until it is stopped. */
   private final AtomicReference<Path> claim = new AtomicReference<>();
   /** The server's process, or null if its pid file could not be read (then it is taken as running). */
   private final ProcessHandle postmaster;
 
-  private EmbeddedDatabase(EmbeddedPostgres postgres, ProcessHandle postmaster, Path dataDir) {
+  private EmbeddedDatabase(EmbeddedPostgres postgres, Path output, ProcessHandle postmaster, Path dataDir) {
     this.postgres = postgres;
+    this.output = output;
     this.postmaster = postmaster;
     if (postmaster != null) {
       // Liveness tells an orchestrator; the log tells whoever reads it, once, where the server said why.
@@ -112,9 +115,9 @@ public final class EmbeddedDatabase implements AutoCloseable {
           .setServerConfig("fsync", "on")
           .setServerConfig("synchronous_commit", "on")
           .setServerConfig("full_page_writes", "on")
-          // Ackpoint reads the server's output only until it has started (the library's reader ends with
-          // pg_ctl): what the server says later (a crash, a full disk, a slot invalidated) goes to files
-          // of its own, one per weekday, each emptied when its day comes again.
+          // Ackpoint reads the server's output once, after its start (below): what the server says
+          // later (a crash, a full disk, a slot invalidated) goes to files of its own, one per
+          // weekday, each emptied when its day comes again.
           .setServerConfig("logging_collector", "on")
           .setServerConfig("log_directory", SERVER_LOG)
           .setServerConfig("log_filename", "postgresql-%a.log")
@@ -124,11 +127,20 @@ public final class EmbeddedDatabase implements AutoCloseable {
       if (config.port() != 0) {
         builder.setPort(config.port());
       }
+      // The output of initdb, pg_ctl and the server (until its log collector runs) goes to a file,
+      // read once each command has ended, not to a pipe: the server inherits pg_ctl's output, so a
+      // pipe stays open as long as the server runs, and with it the library's thread that reads it
+      // and the JDK's thread that waits for pg_ctl to end (blocked behind the reader, it woke every
+      // second for as long, one of an idle Ackpoint's wake-ups).
+      Path output = Files.createTempFile("ackpoint-postgres-", ".log");
+      ProcessBuilder.Redirect appended = ProcessBuilder.Redirect.appendTo(output.toFile());
+      builder.setOutputRedirector(appended).setErrorRedirector(appended);
       EmbeddedPostgres postgres;
       Instant attempted = Instant.now();
       try {
         postgres = builder.start();
       } catch (IOException | IllegalStateException e) {
+        ServerProblems.logOutput(output);
         ServerProblems.logLastStart(dataDir.resolve(SERVER_LOG), attempted);
         // The library names a failed initdb or pg_ctl by its whole command line; what they said is logged above.
         String message = String.valueOf(e.getMessage());
@@ -138,12 +150,13 @@ public final class EmbeddedDatabase implements AutoCloseable {
         }
         throw e;
       }
+      ServerProblems.logOutput(output);
       ProcessHandle postmaster = LeftoverServer.postmaster(dataDir).orElse(null);
       if (postmaster == null) {
         LOG.warn("the embedded PostgreSQL's process was not found by {}: liveness cannot tell if it stops",
             dataDir.resolve("postmaster.pid"));
       }
-      return new EmbeddedDatabase(postgres, postmaster, dataDir);
+      return new EmbeddedDatabase(postgres, output, postmaster, dataDir);
     } catch (IOException e) {
       throw failure(config, e);
     }
@@ -223,6 +236,8 @@ public final class EmbeddedDatabase implements AutoCloseable {
     }
     try {
       postgres.close();
+      // pg_ctl stop's complaint, if any ("server does not shut down").
+      ServerProblems.logOutput(output);
       // The library logs a stop that failed (a server that does not answer pg_ctl in time) and carries on.
       // The server's lock file tells: it takes the file away just before it exits (its process may
       // linger a moment longer, so the process itself cannot tell at once).

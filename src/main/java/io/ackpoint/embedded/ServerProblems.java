@@ -4,6 +4,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -18,8 +19,8 @@ import java.util.stream.Stream;
  * Which lines of the embedded PostgreSQL's output an operator needs: those that stop it or its start
  * (FATAL, PANIC, pg_ctl's own, initdb's errors), with the DETAIL and HINT lines that follow them
  * (where the reason is: "initialized by PostgreSQL version 16", "Is another postmaster running").
- * They are logged at error as {@code io.ackpoint.embedded.PostgreSQL}, from the server's output while
- * it starts (the runnable service's logging) and from its own log files once its log collector runs.
+ * They are logged at error as {@code io.ackpoint.embedded.PostgreSQL}, from the output of the
+ * commands that start and stop it, and from the server's own log files once its log collector runs.
  */
 public final class ServerProblems {
 
@@ -36,13 +37,13 @@ public final class ServerProblems {
 
   /**
    * Reads one stream of the server's lines, in order, and logs those an operator needs: a problem,
-   * and the DETAIL and HINT lines right after it. Used by one thread at a time.
+   * and the DETAIL and HINT lines right after it.
    */
-  public static final class Reader {
+  private static final class Reader {
 
     private boolean afterProblem;
 
-    public void read(String line) {
+    void read(String line) {
       boolean problem = PROBLEM.matcher(line).find();
       afterProblem = problem || afterProblem && SUPPLEMENT.matcher(line).find();
       if (afterProblem) {
@@ -52,9 +53,28 @@ public final class ServerProblems {
   }
 
   /**
+   * Logs the problems among what the library's commands wrote to {@code output} (initdb, pg_ctl, and
+   * the server until its log collector runs), then deletes the file: a command that runs later
+   * creates it again. Best effort, as for the log files.
+   */
+  static void logOutput(Path output) {
+    try {
+      // Decoded leniently: the server writes in its locale's encoding.
+      new String(Files.readAllBytes(output), StandardCharsets.UTF_8).lines().forEach(new Reader()::read);
+    } catch (IOException | RuntimeException unreadable) {
+      // Nothing to tell.
+    }
+    try {
+      Files.deleteIfExists(output);
+    } catch (IOException e) {
+      // A few lines left in the temporary directory.
+    }
+  }
+
+  /**
    * Logs the problems of the start that began at {@code attempted}, from the newest file of the log
    * collector in {@code logDirectory}: a start fails there once the collector runs (a crash recovery
-   * that cannot find its checkpoint, a port taken meanwhile), not on the output Ackpoint reads.
+   * that cannot find its checkpoint, a port taken meanwhile), not in the output of pg_ctl.
    * Lines of earlier starts are left alone. Best effort: a log that cannot be read says nothing.
    */
   static void logLastStart(Path logDirectory, Instant attempted) {
