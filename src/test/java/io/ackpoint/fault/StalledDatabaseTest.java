@@ -165,6 +165,24 @@ class StalledDatabaseTest {
   }
 
   /**
+   * A connection that is owed no answer is idle, not silent: it outlives the bound, and the statement
+   * after the idleness runs on it, not on a connection (and a server process) opened again.
+   */
+  @Test
+  void anIdleConnectionOutlivesTheSilenceLimit() throws InterruptedException {
+    DatabaseConfig database = new DatabaseConfig(DatabaseType.POSTGRESQL, db, 1, Duration.ofSeconds(1), Duration.ofSeconds(1));
+    Pool pool = PgPools.create(vertx, database, "idle-test");
+    try {
+      int before = Await.result(pool.query("SELECT pg_backend_pid()").execute()).iterator().next().getInteger(0);
+      Thread.sleep(3_000); // the idleness under test (the bound is 2 s), not a wait for anything
+      int after = Await.result(pool.query("SELECT pg_backend_pid()").execute()).iterator().next().getInteger(0);
+      assertEquals(before, after, "the same server process answers");
+    } finally {
+      Await.result(pool.close());
+    }
+  }
+
+  /**
    * Closing a connection says goodbye to the server and waits for it to hang up; a server frozen
    * whole never does, so the wait is bounded by connect_timeout. Before, a connection whose start-up
    * the server never answered held the pool's close, and with it a graceful stop, for ever (the
