@@ -1,6 +1,9 @@
 package io.ackpoint.impl;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelConfig;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.nio.NioChannelOption;
 import io.vertx.core.Future;
 import io.vertx.core.net.ClientSSLOptions;
 import io.vertx.core.net.ConnectOptions;
@@ -8,6 +11,8 @@ import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetSocket;
 import io.vertx.core.net.SocketAddress;
 import io.vertx.core.internal.net.NetSocketInternal;
+
+import jdk.net.ExtendedSocketOptions;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -24,6 +29,10 @@ import java.util.concurrent.TimeUnit;
  */
 final class BoundedNetClient implements NetClient {
 
+  private static final int KEEPALIVE_IDLE_SECONDS = 60;
+  private static final int KEEPALIVE_INTERVAL_SECONDS = 10;
+  private static final int KEEPALIVE_PROBES = 3;
+
   private final NetClient delegate;
   private final long silenceMillis;
   private final long hangUpMillis;
@@ -39,6 +48,7 @@ final class BoundedNetClient implements NetClient {
   private Future<NetSocket> bounded(Future<NetSocket> connecting) {
     return connecting.map(socket -> {
       Channel channel = ((NetSocketInternal) socket).channelHandlerContext().channel();
+      probeWhenIdle(channel);
       Bounded entry = new Bounded(channel, new SilenceLimit(silenceMillis));
       channel.pipeline().addFirst(SilenceLimit.NAME, entry.limit());
       open.add(entry);
@@ -50,6 +60,33 @@ final class BoundedNetClient implements NetClient {
       }
       return socket;
     });
+  }
+
+  /**
+   * An idle connection is owed nothing, so the silence limit leaves it open: the kernel's keepalive
+   * probes it after a minute without traffic, every 10 s, and closes it after 3 probes unanswered (a
+   * host gone, a middlebox that dropped the connection), so that the next statement does not find it
+   * dead and wait out the silence limit; the probes also keep a middlebox from dropping it (some do
+   * after 4 minutes). Linux's default is 2 hours, and Vert.x has no option for it. Netty's epoll
+   * options are named, not referred to: its epoll classes are optional (an application that embeds
+   * Ackpoint may run on Java NIO alone), and a socket on NIO takes the JDK's options instead.
+   */
+  private static void probeWhenIdle(Channel channel) {
+    ChannelConfig config = channel.config();
+    if (!setEpollOption(config, "TCP_KEEPIDLE", KEEPALIVE_IDLE_SECONDS)) {
+      config.setOption(NioChannelOption.of(ExtendedSocketOptions.TCP_KEEPIDLE), KEEPALIVE_IDLE_SECONDS);
+      config.setOption(NioChannelOption.of(ExtendedSocketOptions.TCP_KEEPINTERVAL), KEEPALIVE_INTERVAL_SECONDS);
+      config.setOption(NioChannelOption.of(ExtendedSocketOptions.TCP_KEEPCOUNT), KEEPALIVE_PROBES);
+      return;
+    }
+    setEpollOption(config, "TCP_KEEPINTVL", KEEPALIVE_INTERVAL_SECONDS);
+    setEpollOption(config, "TCP_KEEPCNT", KEEPALIVE_PROBES);
+  }
+
+  /** Whether the socket took Netty's epoll option {@code name}: false when it is not an epoll socket. */
+  private static boolean setEpollOption(ChannelConfig config, String name, int value) {
+    String option = "io.netty.channel.epoll.EpollChannelOption#" + name;
+    return ChannelOption.exists(option) && config.setOption(ChannelOption.<Integer>valueOf(option), value);
   }
 
   @Override

@@ -28,7 +28,7 @@ final class BoundedPgDriver extends PgDriver {
    * @param connectTimeoutMillis bounds the TCP connect, and the wait for the server to hang up
    *     when the pool closes
    * @param silenceMillis bounds the time without a byte from the server since the last one read or
-   *     written, unless {@link #NO_SILENCE_LIMIT}
+   *     written while an answer is owed, unless {@link #NO_SILENCE_LIMIT}
    */
   BoundedPgDriver(int connectTimeoutMillis, long silenceMillis) {
     this.connectTimeoutMillis = connectTimeoutMillis;

@@ -7,8 +7,9 @@ import io.netty.buffer.ByteBuf;
  * start-up, simple query and Sync is answered by one ReadyForQuery once the server is done with it
  * (the client pipelines: several may be owed), a request for SSL by one byte. Messages are framed by
  * their length, across reads and writes as they come; the bytes are looked at, not consumed.
- * Bytes that frame as no message of the protocol leave the count lost: then an answer counts as due
- * for good, so a connection is never taken for idle by mistake.
+ * Bytes that frame as no message of the protocol (a start-up of another protocol version included)
+ * leave the count lost: then an answer counts as due for good, so a connection is never taken for
+ * idle by mistake.
  */
 final class OwedAnswers {
 
@@ -16,6 +17,9 @@ final class OwedAnswers {
   private static final int START_UP = 196608;
   private static final int SSL_REQUEST = 80877103;
   private static final int GSS_ENCRYPTION_REQUEST = 80877104;
+  private static final int CANCEL_REQUEST = 80877102;
+  /** PostgreSQL refuses a longer start-up packet. */
+  private static final int MAX_UNTYPED_LENGTH = 10_000;
 
   private final Framer toServer = new Framer(true);
   private final Framer fromServer = new Framer(false);
@@ -41,6 +45,8 @@ final class OwedAnswers {
       } else if (code == SSL_REQUEST || code == GSS_ENCRYPTION_REQUEST) {
         owed++;
         fromServer.singleByte = true;
+      } else if (code != CANCEL_REQUEST) {
+        toServer.lost = true;
       }
       // A cancel request is answered by the server hanging up.
     } else if (type == 'Q' || type == 'S' || type == 'F') {
@@ -96,7 +102,7 @@ final class OwedAnswers {
             headerRead = 0;
             long length = untyped ? intAt(0) : intAt(1);
             long counted = untyped ? 8 : 4;
-            lost = length < counted;
+            lost = length < counted || untyped && length > MAX_UNTYPED_LENGTH;
             skip = length - counted;
             if (skip == 0) {
               ended();

@@ -36,12 +36,12 @@ public final class PgPools {
    * statement on the batch's connection.
    *
    * <p>Every round trip is bounded. The server cancels a statement that runs longer than
-   * {@code statement_timeout} (a lock held for ever, a stalled disk); a connection on which nothing
-   * at all arrives for longer than that plus {@code connect_timeout} is closed, failing what it
-   * carried, since a live server would have answered by then (if only with the cancellation): that
-   * bounds a server that cannot enforce its own timeout (frozen whole, a paused VM, a network that
-   * drops packets silently), counted from the socket's connect on. It also closes idle connections
-   * after as long; the pool opens new ones on demand. Waiting for a connection of the pool (all busy,
+   * {@code statement_timeout} (a lock held for ever, a stalled disk); a connection that is owed an
+   * answer and on which nothing at all arrives for longer than that plus {@code connect_timeout} is
+   * closed, failing what it carried, since a live server would have answered by then (if only with
+   * the cancellation): that bounds a server that cannot enforce its own timeout (frozen whole, a
+   * paused VM, a network that drops packets silently), counted from the socket's connect on. An idle
+   * connection stays open; TCP keepalive probes it once it has been idle for a minute. Waiting for a connection of the pool (all busy,
    * or a new one whose start-up the server never answers) is bounded by as long, and the pool's close
    * waits for the server to hang up on each connection for {@code connect_timeout} at most
    * ({@link BoundedPgDriver}).

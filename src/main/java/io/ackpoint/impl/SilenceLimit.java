@@ -33,7 +33,7 @@ final class SilenceLimit extends ChannelDuplexHandler {
   private final long silenceNanos;
   private final OwedAnswers answers = new OwedAnswers();
   private ChannelHandlerContext ctx;
-  private long lastTraffic = System.nanoTime();
+  private long lastTraffic;
   /** Scheduled while an answer is owed (and there is a limit). */
   private ScheduledFuture<?> silenceCheck;
   private ScheduledFuture<?> hardClose;
@@ -46,11 +46,17 @@ final class SilenceLimit extends ChannelDuplexHandler {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
+    lastTraffic = now();
+  }
+
+  /** The event loop's clock, which its timers keep. */
+  private long now() {
+    return ctx.executor().ticker().nanoTime();
   }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    lastTraffic = System.nanoTime();
+    lastTraffic = now();
     if (msg instanceof ByteBuf bytes) {
       answers.received(bytes);
     }
@@ -59,11 +65,11 @@ final class SilenceLimit extends ChannelDuplexHandler {
 
   @Override
   public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-    lastTraffic = System.nanoTime();
+    lastTraffic = now();
     if (msg instanceof ByteBuf bytes) {
       answers.sent(bytes);
     }
-    if (silenceNanos > 0 && silenceCheck == null && answers.due()) {
+    if (silenceNanos > 0 && silenceCheck == null && answers.due() && ctx.channel().isActive()) {
       silenceCheck = ctx.executor().schedule(this::checkSilence, silenceNanos, TimeUnit.NANOSECONDS);
     }
     ctx.write(msg, promise);
@@ -75,7 +81,7 @@ final class SilenceLimit extends ChannelDuplexHandler {
     if (!answers.due() || !ctx.channel().isOpen()) {
       return;
     }
-    long silent = System.nanoTime() - lastTraffic;
+    long silent = now() - lastTraffic;
     if (silent >= silenceNanos) {
       ctx.close();
     } else {

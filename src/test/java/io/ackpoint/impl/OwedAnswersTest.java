@@ -6,6 +6,10 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 
+import static io.ackpoint.impl.PgWire.readyForQuery;
+import static io.ackpoint.impl.PgWire.startUp;
+import static io.ackpoint.impl.PgWire.typed;
+import static io.ackpoint.impl.PgWire.untyped;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -29,7 +33,7 @@ class OwedAnswersTest {
   void pipelinedStatementsAreOwedUntilEachIsAnswered() {
     OwedAnswers answers = started();
     answers.sent(concat(typed('P', "\0SELECT 1\0\0\0"), typed('B', new byte[8]), typed('E', new byte[5]), typed('S', ""),
-        typed('Q', "SELECT 2\0")));
+        PgWire.query("SELECT 2")));
     answers.received(concat(typed('1', ""), typed('2', ""), typed('C', "SELECT 1\0"), readyForQuery()));
     assertTrue(answers.due(), "the simple query is still owed");
     answers.received(concat(typed('C', "SELECT 1\0"), readyForQuery()));
@@ -39,7 +43,7 @@ class OwedAnswersTest {
   @Test
   void messagesSplitAcrossReadsAndWritesAreCountedOnce() {
     OwedAnswers answers = new OwedAnswers();
-    for (byte b : bytes(concat(startUp(), typed('Q', "SELECT 1\0")))) {
+    for (byte b : bytes(concat(startUp(), PgWire.query("SELECT 1")))) {
       answers.sent(Unpooled.wrappedBuffer(new byte[] {b}));
     }
     byte[] answered = bytes(concat(readyForQuery(), typed('T', new byte[30]), typed('C', "SELECT 1\0"), readyForQuery()));
@@ -59,7 +63,7 @@ class OwedAnswersTest {
     answers.sent(startUp());
     answers.received(readyForQuery());
     assertFalse(answers.due());
-    answers.sent(typed('Q', "SELECT 1\0"));
+    answers.sent(PgWire.query("SELECT 1"));
     assertTrue(answers.due());
   }
 
@@ -79,31 +83,27 @@ class OwedAnswersTest {
     assertTrue(answers.due());
   }
 
+  @Test
+  void aStartUpOfAnotherProtocolVersionLeavesAnAnswerDueForGood() {
+    OwedAnswers answers = new OwedAnswers();
+    answers.sent(untyped(196610, "user\0postgres\0\0".getBytes(StandardCharsets.US_ASCII)));
+    answers.received(readyForQuery());
+    assertTrue(answers.due());
+  }
+
+  @Test
+  void bytesThatAreNoStartUpLeaveAnAnswerDueForGood() {
+    OwedAnswers answers = new OwedAnswers();
+    // A TLS ClientHello where a start-up was expected: its record header reads as a length of 369 MB.
+    answers.sent(Unpooled.wrappedBuffer(new byte[] {0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, (byte) 0xfc}));
+    assertTrue(answers.due());
+  }
+
   private static OwedAnswers started() {
     OwedAnswers answers = new OwedAnswers();
     answers.sent(startUp());
     answers.received(readyForQuery());
     return answers;
-  }
-
-  private static ByteBuf startUp() {
-    return untyped(196608, "user\0postgres\0\0".getBytes(StandardCharsets.US_ASCII));
-  }
-
-  private static ByteBuf readyForQuery() {
-    return typed('Z', "I");
-  }
-
-  private static ByteBuf untyped(int code, byte[] body) {
-    return Unpooled.buffer().writeInt(8 + body.length).writeInt(code).writeBytes(body);
-  }
-
-  private static ByteBuf typed(char type, String body) {
-    return typed(type, body.getBytes(StandardCharsets.US_ASCII));
-  }
-
-  private static ByteBuf typed(char type, byte[] body) {
-    return Unpooled.buffer().writeByte(type).writeInt(4 + body.length).writeBytes(body);
   }
 
   private static ByteBuf concat(ByteBuf... parts) {
