@@ -63,8 +63,9 @@ final class BoundedNetClient implements NetClient {
   }
 
   /**
-   * An idle connection is owed nothing, so the silence limit leaves it open: the kernel's keepalive
-   * probes it after a minute without traffic, every 10 s, and closes it after 3 probes unanswered (a
+   * The kernel probes a peer that vanished without a word (a host gone, a cable pulled). An idle
+   * connection is owed nothing, so the silence limit leaves it open: the kernel's keepalive probes it
+   * after a minute without traffic, every 10 s, and closes it after 3 probes unanswered (a
    * host gone, a middlebox that dropped the connection), so that the next statement does not find it
    * dead and wait out the silence limit; the probes also keep a middlebox from dropping it (some do
    * after 4 minutes). Linux's default is 2 hours, and Vert.x has no option for it. Netty's epoll
@@ -73,6 +74,7 @@ final class BoundedNetClient implements NetClient {
    */
   private static void probeWhenIdle(Channel channel) {
     ChannelConfig config = channel.config();
+    config.setOption(ChannelOption.SO_KEEPALIVE, true);
     if (!setEpollOption(config, "TCP_KEEPIDLE", KEEPALIVE_IDLE_SECONDS)) {
       config.setOption(NioChannelOption.of(ExtendedSocketOptions.TCP_KEEPIDLE), KEEPALIVE_IDLE_SECONDS);
       config.setOption(NioChannelOption.of(ExtendedSocketOptions.TCP_KEEPINTERVAL), KEEPALIVE_INTERVAL_SECONDS);

@@ -22,9 +22,8 @@ final class BoundedSocketsVertx extends VertxWrapper {
 
   @Override
   public NetClient createNetClient(NetClientOptions options) {
-    NetClientOptions bounded = new NetClientOptions(options).setConnectTimeout(connectTimeoutMillis)
-        // The kernel probes a peer that vanished without a word (a host gone, a cable pulled).
-        .setTcpKeepAlive(true);
+    // TCP keepalive is set on each socket as it connects, with its timing (BoundedNetClient).
+    NetClientOptions bounded = new NetClientOptions(options).setConnectTimeout(connectTimeoutMillis);
     // A live server hangs up at once after the client's goodbye; one that does not within the time
     // given to connect is taken as frozen.
     return new BoundedNetClient(delegate.createNetClient(bounded), silenceMillis, connectTimeoutMillis);

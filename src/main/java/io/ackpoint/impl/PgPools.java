@@ -41,9 +41,9 @@ public final class PgPools {
    * closed, failing what it carried, since a live server would have answered by then (if only with
    * the cancellation): that bounds a server that cannot enforce its own timeout (frozen whole, a
    * paused VM, a network that drops packets silently), counted from the socket's connect on. An idle
-   * connection stays open; TCP keepalive probes it once it has been idle for a minute. Waiting for a connection of the pool (all busy,
-   * or a new one whose start-up the server never answers) is bounded by as long, and the pool's close
-   * waits for the server to hang up on each connection for {@code connect_timeout} at most
+   * connection stays open; TCP keepalive probes it once it has been idle for a minute. Waiting for a
+   * connection of the pool (all busy, or a new one whose start-up the server never answers) is
+   * bounded by as long, and the pool's close waits for the server to hang up on each connection for {@code connect_timeout} at most
    * ({@link BoundedPgDriver}).
    */
   public static Pool create(Vertx vertx, DatabaseConfig database, String name) {
