@@ -1,6 +1,7 @@
 package io.ackpoint.embedded;
 
 import io.ackpoint.config.AckpointConfig.EmbeddedConfig;
+import io.vertx.core.Vertx;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,6 +22,7 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -31,6 +33,8 @@ public final class EmbeddedDatabase implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedDatabase.class);
 
+  /** How often {@link #watchExit} looks whether the server still runs. */
+  private static final Duration EXIT_CHECK = Duration.ofSeconds(10);
   /** How much longer than the library a stopping server is given to exit. */
   private static final Duration STOP_GRACE = Duration.ofSeconds(10);
   /** The data directories of the servers this process started and has not stopped (or is starting). */
@@ -47,19 +51,34 @@ public final class EmbeddedDatabase implements AutoCloseable {
   /** The server's process, or null if its pid file could not be read (then it is taken as running). */
   private final ProcessHandle postmaster;
 
+  /** Where the server writes its own log. */
+  private final Path serverLog;
+  /** Whether the server's stop was logged: once. */
+  private final AtomicBoolean stopLogged = new AtomicBoolean();
+
   private EmbeddedDatabase(EmbeddedPostgres postgres, Path output, ProcessHandle postmaster, Path dataDir) {
     this.postgres = postgres;
     this.output = output;
     this.postmaster = postmaster;
-    if (postmaster != null) {
-      // Liveness tells an orchestrator; the log tells whoever reads it, once, where the server said why.
-      postmaster.onExit().thenRun(() -> {
-        if (claim.get() != null) {
-          LOG.error("the embedded PostgreSQL (pid {}) has stopped; only a restart of Ackpoint starts it again; its own log is in {}",
-              postmaster.pid(), dataDir.resolve(SERVER_LOG));
-        }
-      });
+    this.serverLog = dataDir.resolve(SERVER_LOG);
+  }
+
+  /**
+   * Looks at the server process every {@link #EXIT_CHECK} on {@code vertx}'s timer until {@link #close},
+   * so that its stop is logged (by {@link #isRunning}) when nobody probes liveness. Not
+   * {@code ProcessHandle.onExit()}: the server is no child of this JVM, so the JDK would poll for its
+   * exit on a thread of its own, every 0.3 s at first and slowing to every 5 s over some seven
+   * minutes, the most frequent wake-up of an idle Ackpoint in that time (README, Benchmarks).
+   */
+  public void watchExit(Vertx vertx) {
+    if (postmaster == null) {
+      return;
     }
+    vertx.setPeriodic(EXIT_CHECK.toMillis(), id -> {
+      if (claim.get() == null || !isRunning()) {
+        vertx.cancelTimer(id);
+      }
+    });
   }
 
   public static EmbeddedDatabase start(EmbeddedConfig config) {
@@ -197,7 +216,13 @@ public final class EmbeddedDatabase implements AutoCloseable {
    * it: its liveness probe says so.
    */
   public boolean isRunning() {
-    return postmaster == null || postmaster.isAlive() && !isZombie(postmaster.pid());
+    boolean running = postmaster == null || postmaster.isAlive() && !isZombie(postmaster.pid());
+    // Liveness tells an orchestrator; the log tells whoever reads it, once, where the server said why.
+    if (!running && claim.get() != null && stopLogged.compareAndSet(false, true)) {
+      LOG.error("the embedded PostgreSQL (pid {}) has stopped; only a restart of Ackpoint starts it again; its own log is in {}",
+          postmaster.pid(), serverLog);
+    }
+    return running;
   }
 
   /**

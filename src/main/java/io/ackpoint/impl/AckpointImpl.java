@@ -121,6 +121,9 @@ public final class AckpointImpl implements Ackpoint {
           .compose(v -> Backends.migrate(vertx, config))
           .compose(v -> {
             AckpointImpl ackpoint = create(vertx, config, options.getMeterRegistry(), embedded);
+            if (embedded != null) {
+              embedded.watchExit(vertx);
+            }
             return ackpoint.deployVerticles().map(deployed -> {
               // Closing the Vert.x closes this Ackpoint first (its hooks run before its verticles are
               // undeployed): otherwise the embedded PostgreSQL would outlive the process.

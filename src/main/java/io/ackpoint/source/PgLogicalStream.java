@@ -52,23 +52,26 @@ final class PgLogicalStream implements AutoCloseable {
     Connection connect(String url, Properties props) throws SQLException;
   }
 
-  private static final long MAX_IDLE_TICK_MILLIS = 5_000;
+  private static final long MAX_IDLE_TICK_MILLIS = 10_000;
   /** The message type of CommandComplete. */
   private static final int COMMAND_COMPLETE = 'C';
 
   private final Connection connection;
   private final PGReplicationStream stream;
   private final ReadWait idle;
+  private final QuietStatus status;
   private final PgOutputDecoder decoder;
   private final long silenceLimitNanos;
   /**
-   * How long an idle stream sleeps on its socket before it looks around: sends the status update
-   * due every status interval (so at most half an interval late), checks for silence (at most
-   * {@link #MAX_IDLE_TICK_MILLIS} late). Data wakes it at once (a server's keepalive too, so an idle
-   * confirmation is never late for a server that shuts down), and so does an abort, which closes the
-   * socket. Waking this seldom keeps an idle follower's thread nearly always asleep.
+   * An idle stream sleeps on its socket until the status update is due (every status interval) and
+   * checks for silence then (at most {@link #MAX_IDLE_TICK_MILLIS} late). Data wakes it at once (a
+   * server's keepalive too, so an idle confirmation is never late for a server that shuts down), and
+   * so does an abort, which closes the socket. Waking this seldom keeps an idle follower's thread
+   * nearly always asleep.
    */
-  private final int idleTickMillis;
+  private final long statusIntervalNanos;
+  /** When this stream last sent a status update itself (PgJDBC sends its own from its reads, unseen: one more does no harm). */
+  private long lastStatusNanos = System.nanoTime();
   private long confirmed;
   /** The commit position of custom checkpoints handed out by {@link #next()} and not yet confirmed; null when none. */
   private String unconfirmedCustom;
@@ -80,9 +83,10 @@ final class PgLogicalStream implements AutoCloseable {
   private PgLogicalStream(Connection connection, PGReplicationStream stream, PgOutputDecoder decoder, Duration silenceLimit,
                           Duration statusInterval) {
     this.connection = connection;
-    this.idleTickMillis = (int) Math.max(1, Math.min(statusInterval.toMillis() / 2, MAX_IDLE_TICK_MILLIS));
+    this.statusIntervalNanos = statusInterval.toNanos();
     this.stream = stream;
     this.idle = ReadWait.on(connection);
+    this.status = new QuietStatus(stream);
     this.decoder = decoder;
     this.silenceLimitNanos = silenceLimit.toNanos();
   }
@@ -249,8 +253,9 @@ final class PgLogicalStream implements AutoCloseable {
    * in CPU (filling in the exception's stack trace), which asking first paid after every message
    * under load. PgJDBC still does so once after a keepalive, which it consumes and then reads on
    * from, and a walsender that has caught up sends one after each of its sends: in a profile of the
-   * POST load the exceptions went from 1.3 % of Ackpoint's CPU to 0.8 %. A tick without a byte asks
-   * too, since PgJDBC sends the status update due every status interval from its read.
+   * POST load the exceptions went from 1.3 % of Ackpoint's CPU to 0.8 %. A wait that ends without a
+   * byte does not ask either: the status update due every status interval, which PgJDBC would send
+   * from its read, is sent by this loop, so an idle stream wakes once per interval.
    */
   private ByteBuffer read() throws SQLException {
     // Polling (PgJDBC's stream out of reach) asks first and sleeps only when nothing was there.
@@ -283,11 +288,14 @@ final class PgLogicalStream implements AutoCloseable {
         keepAlive();
         lastReplyRequestNanos = now;
       }
+      if (now - lastStatusNanos >= statusIntervalNanos) {
+        updateStatus();
+      }
       int next;
       try {
         // At once when a byte is buffered; else the follower's own worker thread sleeps on the
-        // socket until one arrives or the tick passes.
-        next = idle.await(idleTickMillis);
+        // socket until one arrives or the next status update is due.
+        next = idle.await(untilStatusDue(System.nanoTime()));
       } catch (SQLException e) {
         if (aborted) {
           return null;
@@ -304,17 +312,38 @@ final class PgLogicalStream implements AutoCloseable {
         // A byte: a message, or a keepalive (which PgJDBC consumes without showing it), a sign of life too.
         lastMessageNanos = System.nanoTime();
       }
-      ask = true;
+      // A tick without a byte leaves PgJDBC alone: asking it costs a timed peek of its own (a
+      // second wake-up) and would only send the status update, which the loop sends when due.
+      ask = next != -1 || !idle.onSocket();
     }
+  }
+
+  /** How long an idle wait may last: until the status update is due, at most {@link #MAX_IDLE_TICK_MILLIS}. */
+  private int untilStatusDue(long now) {
+    long due = TimeUnit.NANOSECONDS.toMillis(lastStatusNanos + statusIntervalNanos - now);
+    return (int) Math.max(1, Math.min(due, MAX_IDLE_TICK_MILLIS));
+  }
+
+  /**
+   * Tells the server what was received and confirmed so far, as PgJDBC does every status interval
+   * from its reads: without asking for an answer, which would wake this thread again.
+   */
+  private void updateStatus() throws SQLException {
+    status.send();
+    lastStatusNanos = System.nanoTime();
   }
 
   private static SQLException serverEnded() {
     return new SQLException("the server ended the replication stream (shutting down?)", "08006");
   }
 
-  /** A status update, with what was confirmed so far: the server hears from a stream not read for a while. */
+  /**
+   * A status update, with what was confirmed so far, that asks the server to answer: the server
+   * hears from a stream not read for a while, and its answer shows that it is alive.
+   */
   void keepAlive() throws SQLException {
     stream.forceUpdateStatus();
+    lastStatusNanos = System.nanoTime();
   }
 
   /**
@@ -350,8 +379,13 @@ final class PgLogicalStream implements AutoCloseable {
       confirmed = received;
       stream.setFlushedLSN(LogSequenceNumber.valueOf(received));
       stream.setAppliedLSN(LogSequenceNumber.valueOf(received));
-      stream.forceUpdateStatus();
+      updateStatus();
     }
+  }
+
+  /** Whether status updates leave the server's answer unasked (else each asks for one). */
+  boolean updatesQuietly() {
+    return status.quiet();
   }
 
   /** Whether an idle stream sleeps on its socket (else it polls). */

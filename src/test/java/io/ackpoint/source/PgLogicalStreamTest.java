@@ -11,6 +11,8 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -18,7 +20,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -95,8 +101,46 @@ class PgLogicalStreamTest {
   void anIdleStreamSleepsOnItsSocketAndWakesForTheNextMessage() throws SQLException {
     try (PgLogicalStream stream = open()) {
       assertTrue(stream.waitsOnSocket(), "this PgJDBC's connection stream is reachable: no polling");
+      assertTrue(stream.updatesQuietly(), "this PgJDBC's quiet status update is reachable: no answer asked for");
       sql.query("INSERT INTO checkpoints (user_id, checkpoint, client_id) VALUES ('u', 7, 'c1')");
       assertEquals(7, nextCustom(stream).custom().get(0).checkpoint());
+    }
+  }
+
+  /**
+   * An idle stream sleeps on its socket between status updates and sends each when due, so the
+   * server keeps hearing from it (and can recycle WAL) however long nothing comes. The server only
+   * shows the time of the last reply, so the test watches it change.
+   */
+  @Test
+  void anIdleStreamSendsItsStatusUpdateEveryStatusInterval() throws Exception {
+    AckpointConfig quickStatus = TestAckpoint.config(TestAckpoint.configJson(db)
+        .put("replication", new JsonObject().put("follower", true).put("slot_name", config.replication().slotName())
+            .put("status_interval", "300ms"))
+        .put("checkpoints", new JsonObject().put("mode", "custom")));
+    try (PgLogicalStream stream = PgLogicalStream.open(db, quickStatus.replication(), quickStatus.checkpoints().custom())) {
+      CompletableFuture<Void> reading = CompletableFuture.runAsync(() -> {
+        try {
+          while (stream.next() != null) {
+            // only markers and keepalives: nothing to confirm but what the idle confirmation does
+          }
+        } catch (SQLException e) {
+          if (!stream.aborted()) {
+            throw new IllegalStateException(e);
+          }
+        }
+      });
+      Set<String> replies = new HashSet<>();
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (replies.size() < 4 && System.nanoTime() < deadline && !reading.isDone()) {
+        RowSet<Row> rows = sql.query("SELECT r.reply_time::text FROM pg_stat_replication r"
+            + " JOIN pg_replication_slots s ON s.active_pid = r.pid WHERE s.slot_name = $1", quickStatus.replication().slotName());
+        rows.forEach(row -> replies.add(row.getString(0)));
+        Thread.sleep(50);
+      }
+      stream.abort();
+      reading.get(10, TimeUnit.SECONDS);
+      assertTrue(replies.size() >= 4, "status updates seen from an idle stream within 10 s: " + replies);
     }
   }
 
