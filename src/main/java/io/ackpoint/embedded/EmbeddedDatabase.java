@@ -55,6 +55,8 @@ public final class EmbeddedDatabase implements AutoCloseable {
   private final Path serverLog;
   /** Whether the server's stop was logged: once. */
   private final AtomicBoolean stopLogged = new AtomicBoolean();
+  /** Cancels {@link #watchExit}'s timer; null while there is none. Guarded by this. */
+  private Runnable exitWatch;
 
   private EmbeddedDatabase(EmbeddedPostgres postgres, Path output, ProcessHandle postmaster, Path dataDir) {
     this.postgres = postgres;
@@ -70,15 +72,16 @@ public final class EmbeddedDatabase implements AutoCloseable {
    * exit on a thread of its own, every 0.3 s at first and slowing to every 5 s over some seven
    * minutes, the most frequent wake-up of an idle Ackpoint in that time (README, Benchmarks).
    */
-  public void watchExit(Vertx vertx) {
-    if (postmaster == null) {
+  public synchronized void watchExit(Vertx vertx) {
+    if (postmaster == null || exitWatch != null || claim.get() == null) {
       return;
     }
-    vertx.setPeriodic(EXIT_CHECK.toMillis(), id -> {
+    long timer = vertx.setPeriodic(EXIT_CHECK.toMillis(), id -> {
       if (claim.get() == null || !isRunning()) {
         vertx.cancelTimer(id);
       }
     });
+    exitWatch = () -> vertx.cancelTimer(timer);
   }
 
   public static EmbeddedDatabase start(EmbeddedConfig config) {
@@ -258,6 +261,11 @@ public final class EmbeddedDatabase implements AutoCloseable {
     Path claimed = claim.getAndSet(null);
     if (claimed == null) {
       return;
+    }
+    synchronized (this) {
+      if (exitWatch != null) {
+        exitWatch.run();
+      }
     }
     try {
       postgres.close();

@@ -15,13 +15,15 @@ import java.sql.SQLException;
  * asking the server to answer it. PgJDBC's public {@code forceUpdateStatus()} always asks, and the
  * server answers with a keepalive, which wakes the reading thread once more, and whose WAL end, when
  * it moved on, was confirmed with another status update that asked again. PgJDBC sends its own
- * periodic updates without asking, through a private method, reached here by reflection; where
- * that is not possible (another PgJDBC), updates ask, as they used to, and a warning says so.
+ * periodic updates without asking (but for the ones before anything was received, which it always
+ * asks for), through a private method, reached here by reflection; where that is not possible
+ * (another PgJDBC), updates ask, as they used to, and a warning says so.
  */
 final class QuietStatus {
 
   private static final Logger LOG = LoggerFactory.getLogger(QuietStatus.class);
-  private static final String STREAM_CLASS = "org.postgresql.core.v3.replication.V3PGReplicationStream";
+  /** PgJDBC's stream class, which declares {@link #UPDATE}; null when out of reach. */
+  private static final Class<?> STREAM_CLASS = streamClass();
   /** PgJDBC's update that may leave the reply unasked, or null when out of reach. */
   private static final MethodHandle UPDATE = updateHandle();
 
@@ -30,12 +32,23 @@ final class QuietStatus {
 
   QuietStatus(PGReplicationStream stream) {
     this.stream = stream;
-    this.quiet = UPDATE != null && stream.getClass().getName().equals(STREAM_CLASS);
+    this.quiet = UPDATE != null && STREAM_CLASS.isInstance(stream);
+  }
+
+  private static Class<?> streamClass() {
+    try {
+      return Class.forName("org.postgresql.core.v3.replication.V3PGReplicationStream");
+    } catch (ClassNotFoundException | LinkageError e) {
+      return null;
+    }
   }
 
   private static MethodHandle updateHandle() {
     try {
-      var method = Class.forName(STREAM_CLASS).getDeclaredMethod("updateStatusInternal",
+      if (STREAM_CLASS == null) {
+        throw new ClassNotFoundException("org.postgresql.core.v3.replication.V3PGReplicationStream");
+      }
+      var method = STREAM_CLASS.getDeclaredMethod("updateStatusInternal",
           LogSequenceNumber.class, LogSequenceNumber.class, LogSequenceNumber.class, boolean.class);
       method.setAccessible(true);
       return MethodHandles.lookup().unreflect(method).asType(MethodType.methodType(void.class, PGReplicationStream.class,

@@ -283,8 +283,8 @@ public final class BenchRunner {
     md.append(String.format(Locale.ROOT, "- acknowledgement latency under load (256 connections of checkpoint requests): p50 %.1f ms, p99 %.1f ms (%d samples)%n",
         results.underLoad.p50ms(), results.underLoad.p99ms(), results.underLoad.samples()));
     IdleCpu.Result idle = results.idleCpu;
-    md.append(String.format(Locale.ROOT, "- an idle Ackpoint (nobody calling, %.0f s after the warm-up, over %.0f s): %.2f%% of a core%n",
-        idle.settleSeconds(), idle.windowSeconds(), idle.percentOfACore()));
+    md.append(String.format(Locale.ROOT, "- an idle Ackpoint (nobody calling, %.0f s after the warm-up, over %.0f s): %.2f%% of a core, %.1f wake-ups a second%n",
+        idle.settleSeconds(), idle.windowSeconds(), idle.percentOfACore(), idle.wakeUpsPerSecond()));
     StreamsAtScale.Result s = results.streams;
     md.append(String.format(Locale.ROOT, "- %,d open streams: %.1f KB of live heap per stream (%.1f MB → %.1f MB after full GC), %.1f%% of a core while idle; "
             + "one position acknowledging a checkpoint of every stream's user reaches every stream in %.2f s the first time (code the JIT has "
