@@ -77,7 +77,7 @@ public final class EmbeddedDatabase implements AutoCloseable {
       return;
     }
     long timer = vertx.setPeriodic(EXIT_CHECK.toMillis(), id -> {
-      if (claim.get() == null || !isRunning()) {
+      if (!isRunning()) {
         vertx.cancelTimer(id);
       }
     });

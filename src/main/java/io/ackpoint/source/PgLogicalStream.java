@@ -289,7 +289,7 @@ final class PgLogicalStream implements AutoCloseable {
         lastReplyRequestNanos = now;
       }
       if (now - lastStatusNanos >= statusIntervalNanos) {
-        updateStatus();
+        updateStatus(false);
       }
       int next;
       try {
@@ -325,11 +325,15 @@ final class PgLogicalStream implements AutoCloseable {
   }
 
   /**
-   * Tells the server what was received and confirmed so far, as PgJDBC does every status interval
-   * from its reads: without asking for an answer, which would wake this thread again.
+   * Tells the server what was received and confirmed so far. Without {@code answerWanted} as PgJDBC
+   * does every status interval from its reads: an answer would wake this thread again for nothing.
    */
-  private void updateStatus() throws SQLException {
-    status.send();
+  private void updateStatus(boolean answerWanted) throws SQLException {
+    if (answerWanted) {
+      stream.forceUpdateStatus();
+    } else {
+      status.send();
+    }
     lastStatusNanos = System.nanoTime();
   }
 
@@ -342,8 +346,7 @@ final class PgLogicalStream implements AutoCloseable {
    * hears from a stream not read for a while, and its answer shows that it is alive.
    */
   void keepAlive() throws SQLException {
-    stream.forceUpdateStatus();
-    lastStatusNanos = System.nanoTime();
+    updateStatus(true);
   }
 
   /**
@@ -379,7 +382,7 @@ final class PgLogicalStream implements AutoCloseable {
       confirmed = received;
       stream.setFlushedLSN(LogSequenceNumber.valueOf(received));
       stream.setAppliedLSN(LogSequenceNumber.valueOf(received));
-      updateStatus();
+      updateStatus(false);
     }
   }
 

@@ -6,6 +6,7 @@ import org.postgresql.core.QueryExecutorBase;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.net.SocketTimeoutException;
@@ -72,8 +73,10 @@ final class ReadWait {
       } finally {
         stream.setNetworkTimeout(saved);
       }
+    } catch (EOFException e) {
+      throw new SQLException("the server closed the replication connection while it was idle", "08006", e);
     } catch (IOException e) {
-      throw new SQLException("the replication connection failed while idle: " + e.getMessage(), "08006", e);
+      throw new SQLException("the replication connection failed while idle: " + e, "08006", e);
     }
   }
 
