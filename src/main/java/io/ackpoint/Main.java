@@ -80,11 +80,13 @@ public final class Main {
     // bundled): 11 % more checkpoint requests per second for 16 % less CPU each under scripts/bench's
     // load (README, Benchmarks). Elsewhere Vert.x falls back to NIO; the start says which it uses.
     //
-    // Vert.x's check for blocked threads runs every 2 s, not every second: an event loop blocked for
-    // longer than its limit (2 s) is still reported, after 2 to 4 s instead of 2 to 3 s, and the
-    // check's thread wakes half as often in an idle Ackpoint (README, Benchmarks).
+    // Vert.x's check for blocked threads runs every 5 s, not every second: an event loop blocked for
+    // 7 s or longer is always reported, with the stack trace Vert.x adds past 5 s, within 5 s of its
+    // limit (2 s); a shorter block may end unseen between two checks (as one under 3 s could at a
+    // 1 s period). Each check wakes a thread, and that thread was the most costly one of an idle
+    // Ackpoint at a 2 s period (README, Benchmarks).
     VertxOptions vertxOptions = new VertxOptions().setEventLoopPoolSize(AckpointImpl.eventLoops(config)).setPreferNativeTransport(true)
-        .setBlockedThreadCheckInterval(2000)
+        .setBlockedThreadCheckInterval(5000)
         .setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true).setJvmMetricsEnabled(true)
             .addDisabledMetricsCategory(MetricsDomain.HTTP_SERVER));
     VertxBuilder builder = Vertx.builder().withMetrics(new MicrometerMetricsFactory(registry));

@@ -20,17 +20,30 @@ final class AckLatency {
   }
 
   static Result measure(Vertx vertx, int port, String token, String clientId, int samples) {
-    return measure(vertx, port, port, token, clientId, samples);
+    return measure(vertx, port, port, token, clientId, samples, Long.MAX_VALUE);
   }
 
   /** Requests sent to {@code requestPort}, their acknowledgement read on a stream of {@code streamPort} (another node). */
   static Result measure(Vertx vertx, int requestPort, int streamPort, String token, String clientId, int samples) {
+    return measure(vertx, requestPort, streamPort, token, clientId, samples, Long.MAX_VALUE);
+  }
+
+  /**
+   * As many samples as fit before {@code deadline} ({@link System#nanoTime()}), at most {@code samples}:
+   * a measurement taken while a load of known length runs, so that every sample is one under load.
+   */
+  static Result measureUntil(Vertx vertx, int port, String token, String clientId, int samples, long deadline) {
+    return measure(vertx, port, port, token, clientId, samples, deadline);
+  }
+
+  private static Result measure(Vertx vertx, int requestPort, int streamPort, String token, String clientId, int samples, long deadline) {
     ApiClient api = new ApiClient(vertx, requestPort);
     long[] latencies = new long[samples];
+    int taken = 0;
     try (StreamClient stream = StreamClient.syncStream(vertx, streamPort, token, clientId)) {
       stream.next();
       stream.next();
-      for (int i = 0; i < samples; i++) {
+      for (int i = 0; i < samples && System.nanoTime() < deadline; i++, taken++) {
         String id = Long.toString(System.currentTimeMillis() * 1000 + i);
         api.checkpointRequest(token, clientId, id);
         long answered = System.nanoTime();
@@ -43,9 +56,13 @@ final class AckLatency {
     } finally {
       api.close();
     }
-    Arrays.sort(latencies);
-    return new Result(samples, latencies[samples / 2] / 1e6, latencies[(int) Math.min(samples - 1, Math.ceil(samples * 0.99) - 1)] / 1e6,
-        latencies[samples - 1] / 1e6);
+    if (taken == 0) {
+      throw new IllegalStateException("no acknowledgement latency sample fitted before the deadline");
+    }
+    long[] sorted = Arrays.copyOf(latencies, taken);
+    Arrays.sort(sorted);
+    return new Result(taken, sorted[taken / 2] / 1e6, sorted[(int) Math.min(taken - 1, Math.ceil(taken * 0.99) - 1)] / 1e6,
+        sorted[taken - 1] / 1e6);
   }
 
   private static boolean acknowledges(JsonObject line, String id) {
