@@ -81,10 +81,10 @@ public final class Main {
     // load (README, Benchmarks). Elsewhere Vert.x falls back to NIO; the start says which it uses.
     //
     // Vert.x's check for blocked threads runs every 5 s, not every second: an event loop blocked for
-    // 7 s or longer is always reported, with the stack trace Vert.x adds past 5 s, within 5 s of its
-    // limit (2 s); a shorter block may end unseen between two checks (as one under 3 s could at a
-    // 1 s period). Each check wakes a thread, and that thread was the most costly one of an idle
-    // Ackpoint at a 2 s period (README, Benchmarks).
+    // 7 s or longer is always reported, within 5 s of its limit (2 s), and one blocked for 10 s or
+    // longer with the stack trace Vert.x adds past 5 s; a shorter block may end unseen between two
+    // checks (as one under 3 s could at a 1 s period). Each check wakes a thread, and that thread was
+    // the most costly one of an idle Ackpoint at a 2 s period (README, Benchmarks).
     VertxOptions vertxOptions = new VertxOptions().setEventLoopPoolSize(AckpointImpl.eventLoops(config)).setPreferNativeTransport(true)
         .setBlockedThreadCheckInterval(5000)
         .setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true).setJvmMetricsEnabled(true)
