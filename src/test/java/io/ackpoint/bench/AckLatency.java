@@ -43,15 +43,15 @@ final class AckLatency {
     try (StreamClient stream = StreamClient.syncStream(vertx, streamPort, token, clientId)) {
       stream.next();
       stream.next();
-      for (int i = 0; i < samples && System.nanoTime() < deadline; i++, taken++) {
-        String id = Long.toString(System.currentTimeMillis() * 1000 + i);
+      for (; taken < samples && System.nanoTime() < deadline; taken++) {
+        String id = Long.toString(System.currentTimeMillis() * 1000 + taken);
         api.checkpointRequest(token, clientId, id);
         long answered = System.nanoTime();
         StreamClient.TimedLine line;
         do {
           line = stream.nextTimed();
         } while (!acknowledges(line.json(), id));
-        latencies[i] = Math.max(0, line.arrivedNanos() - answered);
+        latencies[taken] = Math.max(0, line.arrivedNanos() - answered);
       }
     } finally {
       api.close();
