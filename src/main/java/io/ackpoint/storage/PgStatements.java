@@ -238,22 +238,25 @@ final class PgStatements {
   // joined to each other: the generic plan, which a prepared statement uses from its sixth run,
   // knows no CTE's size and joined them in a nested loop (10,000 rows: 5 s instead of 0.1 s). Nor
   // does the scan of the checkpoints table filter on processed_at_lsn IS NULL: the statistics of a
-  // table in use say that almost no row is pending, so the generic plan read the pending rows first
-  // and scanned the whole CTE of due entries once per row (200 rows due: 40,000 comparisons, most
-  // of the statement's time; about a tenth of the server's CPU per request). Each entry's row is
-  // looked up by its key, and whether it is still pending is part of the decision, taken on the
-  // locked version like the rest (a row already processed, whose entry outlived its pending state,
-  // is locked and left as it is). A row whose head the position passed is marked processed. A row
-  // raised to a later head since an entry was queued stays pending, and the entry's own id, whose
-  // head the position did pass, becomes the row's acknowledged id: every id queued at or before a
-  // position is recorded once that position is applied, however often the row was raised meanwhile
-  // (the engine tells streams of such ids before this statement commits, see EarlyReleases).
-  // Duplicate rows of one user (older installs) are answered once, with their greatest acknowledged
-  // id, so that nobody is told of a lower id after a higher one. At most $2 queue entries per
-  // statement, the oldest heads first: a position after a bulk transaction or a long outage is due
-  // for any number of rows, more than one statement marks within statement_timeout. The last row
-  // answers how many entries were taken (null when the queue lost its proof of completeness); the
-  // caller repeats while a statement takes its full count.
+  // table in use say that almost no row is pending, so the generic plan on a small table scanned
+  // the whole table for the pending rows and then the whole CTE of due entries once per row (200
+  // rows due: 40,000 comparisons, most of the statement's time; about a tenth of the server's CPU
+  // per request). Each entry's row is looked up by its id (the primary key; PgCheckpointStorageTest
+  // checks the generic plan), and whether the row is still pending is part of the decision, taken
+  // on the locked version like the rest: a row processed in that version (its entry outlived its
+  // pending state) is locked and left as it is, and one raised while the statement waited for its
+  // lock is decided as any pending row, so it may be acknowledged by this statement. A row whose
+  // head the position passed is marked processed. A row raised to a later head since an entry was
+  // queued stays pending, and the entry's own id, whose head the position did pass, becomes the
+  // row's acknowledged id: every id queued at or before a position is recorded once that position
+  // is applied, however often the row was raised meanwhile (the engine tells streams of such ids
+  // before this statement commits, see EarlyReleases). Duplicate rows of one user (older installs)
+  // are answered once, with their greatest acknowledged id, so that nobody is told of a lower id
+  // after a higher one. At most $2 queue entries per statement, the oldest heads first: a position
+  // after a bulk transaction or a long outage is due for any number of rows, more than one
+  // statement marks within statement_timeout. The last row answers how many entries were taken
+  // (null when the queue lost its proof of completeness); the caller repeats while a statement
+  // takes its full count.
   static final String MARK_PROCESSED = """
       WITH queue AS MATERIALIZED (
         SELECT %s AS complete

@@ -255,28 +255,75 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
     backend.migrate();
     FullUserId u = StorageBackend.user("u");
     store(H1, CheckpointWrite.generated(u));
-    SqlConnection conn = Await.result(sql.pool().getConnection());
-    Transaction raising = Await.result(conn.begin());
-    Await.result(conn.preparedQuery(PgStatements.STORE_BATCH).execute(Tuple.of(new String[] {u.userId()},
-        new String[] {u.clientId()}, new Long[] {null}, new Boolean[] {true}, StorageBackend.H3)));
-    Future<List<Reached>> marked = backend.storage().markProcessed(StorageBackend.H2);
-    // Nothing to await: the statement's wait for the lock is seen in pg_stat_activity only.
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (sql.count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%dequeued%'") == 0) {
-      assertTrue(System.nanoTime() < deadline, "the acknowledgement statement never waited for the row");
-      Thread.sleep(10);
-    }
-    Await.result(raising.commit());
-    Await.result(conn.close());
-    assertEquals(List.of(new Reached(u, 1)), Await.result(marked));
+    assertEquals(List.of(new Reached(u, 1)), markWhileRaising(u, StorageBackend.H3, StorageBackend.H2));
     assertEquals(1L, Await.result(backend.storage().latestAcknowledged(u)));
   }
 
   /**
-   * The queue may still hold an entry of a row already acknowledged (an acknowledgement statement
-   * that waited for the row's lock saw it raised by a write its snapshot missed, and acknowledged it
-   * without taking that write's entry): a later position takes the entry and leaves the row alone,
-   * acknowledged at the position that first passed it, and nobody is told again.
+   * A row already acknowledged whose entry outlived that (see the next test), raised while the
+   * acknowledgement statement waits for its lock, to a head the position passed: decided on the
+   * locked version like any pending row, it is acknowledged by this statement.
+   */
+  @Test
+  void anAcknowledgedRowRaisedDuringTheStatementToAHeadThePositionPassedIsAcknowledgedByIt() throws InterruptedException {
+    backend.migrate();
+    FullUserId u = StorageBackend.user("u");
+    store(H1, CheckpointWrite.generated(u));
+    assertEquals(List.of(new Reached(u, 1)), Await.result(backend.storage().markProcessed(H1)));
+    leaveEntriesAt(H1);
+    assertEquals(List.of(new Reached(u, 2)), markWhileRaising(u, StorageBackend.H2, StorageBackend.H3));
+    assertEquals(1, sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn = $1", StorageBackend.H3));
+  }
+
+  /** The same, raised to a head the position did not pass: it stays pending, and the next position acknowledges it. */
+  @Test
+  void anAcknowledgedRowRaisedDuringTheStatementPastThePositionStaysPending() throws InterruptedException {
+    backend.migrate();
+    FullUserId u = StorageBackend.user("u");
+    store(H1, CheckpointWrite.generated(u));
+    assertEquals(List.of(new Reached(u, 1)), Await.result(backend.storage().markProcessed(H1)));
+    leaveEntriesAt(H1);
+    assertEquals(List.of(), markWhileRaising(u, StorageBackend.H3, StorageBackend.H2));
+    assertEquals(1L, Await.result(backend.storage().latestAcknowledged(u)));
+    assertEquals(List.of(new Reached(u, 2)), Await.result(backend.storage().markProcessed(StorageBackend.H3)));
+  }
+
+  /**
+   * Acknowledges {@code position} while a batch that raises {@code u} at {@code head} holds the
+   * user's row, and commits the batch once the acknowledgement statement waits for that lock.
+   */
+  private List<Reached> markWhileRaising(FullUserId u, String head, String position) throws InterruptedException {
+    SqlConnection conn = Await.result(sql.pool().getConnection());
+    try {
+      Transaction raising = Await.result(conn.begin());
+      Await.result(conn.preparedQuery(PgStatements.STORE_BATCH).execute(Tuple.of(new String[] {u.userId()},
+          new String[] {u.clientId()}, new Long[] {null}, new Boolean[] {true}, head)));
+      Future<List<Reached>> marked = backend.storage().markProcessed(position);
+      // Nothing to await: the statement's wait for the lock is seen in pg_stat_activity only.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (sql.count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%dequeued%'") == 0) {
+        assertTrue(System.nanoTime() < deadline, "the acknowledgement statement never waited for the row");
+        Thread.sleep(10);
+      }
+      Await.result(raising.commit());
+      return Await.result(marked);
+    } finally {
+      Await.result(conn.close());
+    }
+  }
+
+  /**
+   * Queues an entry at {@code head} for every row, as an acknowledgement statement leaves one when it
+   * acknowledges a row that a write its snapshot missed had raised (it did not take that write's entry).
+   */
+  private void leaveEntriesAt(String head) {
+    sql.query("INSERT INTO ackpoint_pending (id, head, checkpoint) SELECT id, $1, write_checkpoint FROM ackpoint_write_checkpoints", head);
+  }
+
+  /**
+   * The queue may still hold an entry of a row already acknowledged (see {@link #leaveEntriesAt}):
+   * a later position takes the entry and leaves the row alone, acknowledged at the position that
+   * first passed it, and nobody is told again.
    */
   @Test
   void aLeftoverEntryOfAnAcknowledgedRowChangesNothing() {
@@ -284,7 +331,7 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
     FullUserId u = StorageBackend.user("u");
     store(H1, CheckpointWrite.generated(u));
     assertEquals(List.of(new Reached(u, 1)), Await.result(backend.storage().markProcessed(H1)));
-    sql.query("INSERT INTO ackpoint_pending (id, head, checkpoint) SELECT id, '" + H1 + "', write_checkpoint FROM ackpoint_write_checkpoints");
+    leaveEntriesAt(H1);
     assertEquals(List.of(), Await.result(backend.storage().markProcessed(StorageBackend.H2)));
     assertEquals(1, sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn = $1", H1));
     assertEquals(0, sql.count("SELECT count(*) FROM ackpoint_pending WHERE head > ''"), "the entry taken");
@@ -320,12 +367,15 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
 
   /**
    * Collects every join of {@code node}'s tree whose two sides both read a CTE, and every nested loop
-   * whose inner side reads one (scanned again for each outer row).
+   * whose inner side, run again for each outer row, reads a whole CTE or a whole table.
    */
   private static void cteJoins(JsonObject node, List<String> joined) {
     JsonArray children = node.getJsonArray("Plans", new JsonArray());
-    if (node.getString("Node Type").equals("Nested Loop") && children.size() == 2 && cteRead(children.getJsonObject(1)) != null) {
-      joined.add("Nested Loop scanning " + cteRead(children.getJsonObject(1)) + " per row");
+    if (node.getString("Node Type").equals("Nested Loop") && children.size() == 2) {
+      String inner = wholeRead(children.getJsonObject(1));
+      if (inner != null) {
+        joined.add("Nested Loop reading " + inner + " per row");
+      }
     }
     if (node.getString("Node Type").endsWith("Join") || node.getString("Node Type").equals("Nested Loop")) {
       List<String> ctes = new ArrayList<>();
@@ -342,6 +392,15 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
     for (int i = 0; i < children.size(); i++) {
       cteJoins(children.getJsonObject(i), joined);
     }
+  }
+
+  /** The CTE or table a subtree reads as a whole (through a hash, a sort, an aggregate), or null. */
+  private static String wholeRead(JsonObject node) {
+    if (node.getString("Node Type").equals("Seq Scan")) {
+      return "table " + node.getString("Relation Name");
+    }
+    JsonArray children = node.getJsonArray("Plans", new JsonArray());
+    return children.size() == 1 ? wholeRead(children.getJsonObject(0)) : cteRead(node);
   }
 
   /** The CTE a subtree reads as a whole (through a hash, a sort, an aggregate), or null. */
