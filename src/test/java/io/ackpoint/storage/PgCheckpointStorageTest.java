@@ -260,17 +260,13 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
   }
 
   /**
-   * A row already acknowledged whose entry outlived that (see the next test), raised while the
-   * acknowledgement statement waits for its lock, to a head the position passed: decided on the
-   * locked version like any pending row, it is acknowledged by this statement.
+   * A row already acknowledged whose entry outlived that (see {@link #leaveEntriesAt}), raised
+   * while the acknowledgement statement waits for its lock, to a head the position passed: decided
+   * on the locked version like any pending row, it is acknowledged by this statement.
    */
   @Test
   void anAcknowledgedRowRaisedDuringTheStatementToAHeadThePositionPassedIsAcknowledgedByIt() throws InterruptedException {
-    backend.migrate();
-    FullUserId u = StorageBackend.user("u");
-    store(H1, CheckpointWrite.generated(u));
-    assertEquals(List.of(new Reached(u, 1)), Await.result(backend.storage().markProcessed(H1)));
-    leaveEntriesAt(H1);
+    FullUserId u = acknowledgedWithALeftoverEntry();
     assertEquals(List.of(new Reached(u, 2)), markWhileRaising(u, StorageBackend.H2, StorageBackend.H3));
     assertEquals(1, sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn = $1", StorageBackend.H3));
   }
@@ -278,11 +274,7 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
   /** The same, raised to a head the position did not pass: it stays pending, and the next position acknowledges it. */
   @Test
   void anAcknowledgedRowRaisedDuringTheStatementPastThePositionStaysPending() throws InterruptedException {
-    backend.migrate();
-    FullUserId u = StorageBackend.user("u");
-    store(H1, CheckpointWrite.generated(u));
-    assertEquals(List.of(new Reached(u, 1)), Await.result(backend.storage().markProcessed(H1)));
-    leaveEntriesAt(H1);
+    FullUserId u = acknowledgedWithALeftoverEntry();
     assertEquals(List.of(), markWhileRaising(u, StorageBackend.H3, StorageBackend.H2));
     assertEquals(1L, Await.result(backend.storage().latestAcknowledged(u)));
     assertEquals(List.of(new Reached(u, 2)), Await.result(backend.storage().markProcessed(StorageBackend.H3)));
@@ -312,6 +304,16 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
     }
   }
 
+  /** User u, its checkpoint 1 acknowledged at H1, and an entry of its row still queued at H1. */
+  private FullUserId acknowledgedWithALeftoverEntry() {
+    backend.migrate();
+    FullUserId u = StorageBackend.user("u");
+    store(H1, CheckpointWrite.generated(u));
+    assertEquals(List.of(new Reached(u, 1)), Await.result(backend.storage().markProcessed(H1)));
+    leaveEntriesAt(H1);
+    return u;
+  }
+
   /**
    * Queues an entry at {@code head} for every row, as an acknowledgement statement leaves one when it
    * acknowledges a row that a write its snapshot missed had raised (it did not take that write's entry).
@@ -327,11 +329,7 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
    */
   @Test
   void aLeftoverEntryOfAnAcknowledgedRowChangesNothing() {
-    backend.migrate();
-    FullUserId u = StorageBackend.user("u");
-    store(H1, CheckpointWrite.generated(u));
-    assertEquals(List.of(new Reached(u, 1)), Await.result(backend.storage().markProcessed(H1)));
-    leaveEntriesAt(H1);
+    FullUserId u = acknowledgedWithALeftoverEntry();
     assertEquals(List.of(), Await.result(backend.storage().markProcessed(StorageBackend.H2)));
     assertEquals(1, sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn = $1", H1));
     assertEquals(0, sql.count("SELECT count(*) FROM ackpoint_pending WHERE head > ''"), "the entry taken");
