@@ -248,6 +248,11 @@ public final class EmbeddedDatabase implements AutoCloseable {
     return postgres.getPort();
   }
 
+  /** The server's postmaster, found by its {@code postmaster.pid} at start; empty if it was not. */
+  public Optional<ProcessHandle> postmaster() {
+    return Optional.ofNullable(postmaster);
+  }
+
   public String uri() {
     return "postgresql://postgres@localhost:" + port() + "/postgres";
   }

@@ -12,6 +12,7 @@ import io.ackpoint.storage.HeadStoringWriter;
 import io.ackpoint.storage.PgCheckpointStorage;
 import io.ackpoint.storage.PgMigrations;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Tuple;
@@ -121,7 +122,8 @@ public final class StorageRunner {
       Path dir = Files.createTempDirectory("ackpoint-storage-bench");
       embedded = EmbeddedDatabase.start(new EmbeddedConfig(dir, 0));
       uri = embedded.uri();
-      postmasterPid = Long.parseLong(Files.readAllLines(dir.resolve("postmaster.pid")).get(0).trim());
+      postmasterPid = embedded.postmaster().map(ProcessHandle::pid)
+          .orElseThrow(() -> new IllegalStateException("the embedded PostgreSQL's postmaster was not found"));
     } else {
       postmasterPid = Long.parseLong(a.get("postmaster-pid"));
     }
@@ -221,7 +223,7 @@ public final class StorageRunner {
   private Sample run(String name, int size, int seconds, Function<List<FullUserId>, Future<?>> batch) throws Exception {
     long end = System.nanoTime() + seconds * 1_000_000_000L;
     double before = Cpu.ofServer(postmasterPid);
-    long batches = await(loop(size, end, batch, 0));
+    long batches = await(loop(size, end, batch));
     Sample sample = new Sample(batches, Cpu.ofServer(postmasterPid) - before);
     if (sample.serverCpuSeconds() <= 0) {
       throw new IllegalStateException("no CPU measured for process " + postmasterPid + ": is it the server's postmaster?");
@@ -231,12 +233,30 @@ public final class StorageRunner {
     return sample;
   }
 
-  /** Batches one after the other until {@code end}, on a Vert.x thread; answers how many ran. */
-  private Future<Long> loop(int size, long end, Function<List<FullUserId>, Future<?>> batch, long done) {
+  /**
+   * Batches one after the other until {@code end}; answers how many ran. Each starts from the
+   * completion of the one before, not by composing futures: a chain of composed futures as long as
+   * the run completes in one recursion at its end, which overflowed the stack from a few thousand
+   * batches on (and the run then never ended).
+   */
+  private Future<Long> loop(int size, long end, Function<List<FullUserId>, Future<?>> batch) {
+    Promise<Long> ran = Promise.promise();
+    next(size, end, batch, 0, ran);
+    return ran.future();
+  }
+
+  private void next(int size, long end, Function<List<FullUserId>, Future<?>> batch, long done, Promise<Long> ran) {
     if (System.nanoTime() >= end) {
-      return Future.succeededFuture(done);
+      ran.complete(done);
+      return;
     }
-    return batch.apply(draw(size)).compose(v -> loop(size, end, batch, done + 1));
+    batch.apply(draw(size)).onComplete(ar -> {
+      if (ar.failed()) {
+        ran.fail(ar.cause());
+      } else {
+        next(size, end, batch, done + 1, ran);
+      }
+    });
   }
 
   /** {@code size} distinct users at random, as rotating tokens bring them: the first of a partial shuffle. */
