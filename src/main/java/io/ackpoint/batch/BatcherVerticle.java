@@ -63,7 +63,7 @@ public final class BatcherVerticle extends VerticleBase {
         ? new CheckpointBatcher(context, oneRoundTrip, config, listener)
         : new CheckpointBatcher(context, source, storage, config, listener);
     DeliveryOptions asRecord = LocalCodec.register(vertx, CheckpointCreated.class);
-    DeliveryOptions toEngine = LocalCodec.register(vertx, PendingCheckpoints.class).setLocalOnly(true);
+    DeliveryOptions toEngine = LocalCodec.register(vertx, PendingCheckpoints.class);
     var bus = vertx.eventBus();
     batcher.releaseTo(waiting -> bus.send(addresses.pendingCheckpoints(), waiting, toEngine));
     consumers.add(bus.consumer(addresses.checkpointCreate(), this::create));

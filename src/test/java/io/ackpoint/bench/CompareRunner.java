@@ -20,6 +20,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Collectors;
 
 /**
  * {@code scripts/bench --compare}: Ackpoint and another checkpoint service (the reference, started
@@ -30,16 +34,21 @@ import java.util.TreeMap;
  */
 public final class CompareRunner {
 
-  record Case(String method, String path, int users, int connections) {
+  /** {@code nodes}: processes of each service the load is spread over (2: Ackpoint's cluster, the reference's API processes). */
+  record Case(String method, String path, int users, int connections, int nodes) {
     String label() {
       return method + " " + path.replace("?client_id=bench", "") + ", " + users + (users == 1 ? " user" : " users") + ", "
-          + connections + " conns";
+          + connections + " conns" + (nodes == 1 ? "" : " on " + nodes + " nodes");
     }
 
     /** The chart's short label: method, users / connections. */
     String category() {
-      return method + ", " + users + " / " + connections;
+      return method + ", " + users + " / " + connections + (nodes == 1 ? "" : ", " + nodes + " nodes");
     }
+  }
+
+  /** One service's processes under load: the ports wrk drives, the processes whose CPU counts. */
+  record Service(List<Integer> ports, List<Long> pids) {
   }
 
   record Sample(double okPerSecond, double postgresCpuMsPer1000, double serviceCpuPercent, String non2xx,
@@ -47,10 +56,28 @@ public final class CompareRunner {
   }
 
   static final List<Case> CASES = List.of(
-      new Case("POST", "/sync/checkpoint-request", 1000, 64),
-      new Case("POST", "/sync/checkpoint-request", 1000, 256),
-      new Case("GET", "/write-checkpoint2.json?client_id=bench", 1, 64),
-      new Case("GET", "/write-checkpoint2.json?client_id=bench", 1000, 256));
+      new Case("POST", "/sync/checkpoint-request", 1000, 64, 1),
+      new Case("POST", "/sync/checkpoint-request", 1000, 256, 1),
+      new Case("GET", "/write-checkpoint2.json?client_id=bench", 1, 64, 1),
+      new Case("GET", "/write-checkpoint2.json?client_id=bench", 1000, 256, 1),
+      new Case("POST", "/sync/checkpoint-request", 1000, 256, 2));
+
+  private static final ExecutorService LOADS = Executors.newCachedThreadPool();
+
+  private final long postmaster;
+  private final int seconds;
+  private final int rounds;
+  private final Map<Integer, Path> referenceTokens = new HashMap<>();
+  private final Map<Integer, Path> ackpointTokens = new HashMap<>();
+  private final List<String> lines = new ArrayList<>();
+  private final List<Chart.Compared> charted = new ArrayList<>();
+  private final List<String> breakdown = new ArrayList<>();
+
+  private CompareRunner(long postmaster, int seconds, int rounds) {
+    this.postmaster = postmaster;
+    this.seconds = seconds;
+    this.rounds = rounds;
+  }
 
   public static void main(String[] args) throws Exception {
     Map<String, String> a = new HashMap<>();
@@ -62,6 +89,10 @@ public final class CompareRunner {
     // Without a reference (--reference-port 0): Ackpoint alone, for quick before/after comparisons.
     int referencePort = Integer.parseInt(a.getOrDefault("reference-port", "0"));
     long referencePid = Long.parseLong(a.getOrDefault("reference-pid", "0"));
+    // The reference's second process for the two-node case (PowerSync's service: one more started
+    // with the API runner alone, on the same storage and source).
+    int referencePort2 = Integer.parseInt(a.getOrDefault("reference-port2", "0"));
+    long referencePid2 = Long.parseLong(a.getOrDefault("reference-pid2", "0"));
     int seconds = Integer.parseInt(a.getOrDefault("duration", "10"));
     int rounds = Integer.parseInt(a.getOrDefault("rounds", "2"));
     // A JVM started a moment ago still compiles its hot paths for tens of seconds under load: with a
@@ -70,59 +101,56 @@ public final class CompareRunner {
     // first case, then a few seconds on each case after it.
     int firstWarmUp = Integer.parseInt(a.getOrDefault("warm-up", "30"));
     Path out = Path.of(a.getOrDefault("out", "docs/bench/compare.md"));
+    List<Case> cases = selected(a.get("cases"), referencePort == 0 || referencePort2 != 0);
+    CompareRunner runner = new CompareRunner(postmaster, seconds, rounds);
     AckpointConfig ours = ConfigLoader.load(Map.of("ACKPOINT_CONFIG", "conf/ackpoint.yaml"));
     JsonObject key = ours.auth().jwks().getJsonArray("keys").getJsonObject(0);
-    Map<Integer, Path> referenceTokens = new HashMap<>();
-    Map<Integer, Path> ackpointTokens = new HashMap<>();
     for (int users : new int[] {1, 1000}) {
       if (referencePort != 0) {
-        referenceTokens.put(users, tokens("reference", users, a.get("reference-secret"), a.get("reference-kid"),
+        runner.referenceTokens.put(users, tokens("reference", users, a.get("reference-secret"), a.get("reference-kid"),
             a.get("reference-audience")));
       }
-      ackpointTokens.put(users, tokens("ackpoint", users, key.getString("k"), key.getString("kid"), ours.auth().audiences().get(0)));
+      runner.ackpointTokens.put(users, tokens("ackpoint", users, key.getString("k"), key.getString("kid"), ours.auth().audiences().get(0)));
     }
 
     Map<String, String> env = AckpointProcess.onPostgres(uri);
     env.put("ACKPOINT_REPLICATION_SLOT_NAME", "bench_compare");
+    env.put("ACKPOINT_ADMIN_TOKEN", ClusterPair.ADMIN);
     // --ackpoint-env "ACKPOINT_X=1 ACKPOINT_Y=2": settings to try, for before/after comparisons.
     for (String setting : a.getOrDefault("ackpoint-env", "").split(" ")) {
       if (setting.contains("=")) {
         env.put(setting.substring(0, setting.indexOf('=')), setting.substring(setting.indexOf('=') + 1));
       }
     }
-    List<String> lines = new ArrayList<>();
-    List<Chart.Compared> charted = new ArrayList<>();
-    List<String> breakdown = new ArrayList<>();
-    Map<String, List<Sample>> reference = new HashMap<>();
-    Map<String, List<Sample>> ackpoint = new HashMap<>();
     // --ackpoint-jar: another build of Ackpoint (an earlier commit's), for before/after comparisons.
-    try (ServerProcess server = ServerProcess.start("compare", 18090, env, Path.of(a.getOrDefault("ackpoint-jar", "target/ackpoint.jar")))) {
-      int warmUp = firstWarmUp;
-      for (Case c : selected(a.get("cases"))) {
-        // Warm both up on the case, then alternate: A, B, A, B.
-        if (referencePort != 0) {
-          Wrk.run(referencePort, c.method(), c.path(), referenceTokens.get(c.users()), c.connections(), warmUp);
-        }
-        Wrk.run(server.port, c.method(), c.path(), ackpointTokens.get(c.users()), c.connections(), warmUp);
-        warmUp = 3;
-        for (int round = 0; round < rounds; round++) {
-          if (referencePort != 0) {
-            reference.computeIfAbsent(c.label(), k -> new ArrayList<>())
-                .add(sample(referencePort, referencePid, postmaster, c, referenceTokens.get(c.users()), seconds));
+    Path jar = Path.of(a.getOrDefault("ackpoint-jar", "target/ackpoint.jar"));
+    Service referenceAlone = referencePort == 0 ? null : new Service(List.of(referencePort), List.of(referencePid));
+    Service referencePair = referencePort2 == 0 ? null
+        : new Service(List.of(referencePort, referencePort2), List.of(referencePid, referencePid2));
+    int warmUp = firstWarmUp;
+    if (cases.stream().anyMatch(c -> c.nodes() == 1)) {
+      try (ServerProcess server = ServerProcess.start("compare", 18090, env, jar)) {
+        Service ackpoint = new Service(List.of(server.port), List.of(server.pid()));
+        for (Case c : cases) {
+          if (c.nodes() == 1) {
+            runner.measure(c, referenceAlone, ackpoint, warmUp);
+            warmUp = 3;
           }
-          Sample mine = sample(server.port, server.pid(), postmaster, c, ackpointTokens.get(c.users()), seconds);
-          ackpoint.computeIfAbsent(c.label(), k -> new ArrayList<>()).add(mine);
-          System.out.println(c.label() + ": Ackpoint " + Math.round(mine.okPerSecond()) + " 2xx/s, PostgreSQL CPU-ms per 1,000 by kind "
-              + mine.postgresMsPer1000ByKind());
         }
-        breakdown.add(kinds(c, "Ackpoint", ackpoint.get(c.label())));
-        if (referencePort == 0) {
-          continue;
+      }
+    }
+    if (cases.stream().anyMatch(c -> c.nodes() == 2)) {
+      // Two processes started just now compile their hot paths on the same cores: warmed up three
+      // times as long as the first case (after 30 s their rounds still rose: 9,159 → 11,932 →
+      // 15,066 2xx/s; after 90 s 11,065 / 10,524 / 11,105). Both nodes share one slot; the one that
+      // holds the cluster's lock follows it.
+      try (ClusterPair pair = new ClusterPair(env, "bench_compare_cluster", 18091, jar).start()) {
+        Service ackpoint = new Service(List.of(pair.ports[0], pair.ports[1]), List.of(pair.nodes[0].pid(), pair.nodes[1].pid()));
+        for (Case c : cases) {
+          if (c.nodes() == 2) {
+            runner.measure(c, referencePair, ackpoint, 3 * firstWarmUp);
+          }
         }
-        breakdown.add(kinds(c, "reference", reference.get(c.label())));
-        lines.add(row(c, reference.get(c.label()), ackpoint.get(c.label())));
-        charted.add(compared(c, reference.get(c.label()), ackpoint.get(c.label())));
-        System.out.println(lines.get(lines.size() - 1));
       }
     }
     StringBuilder md = new StringBuilder("# Ackpoint and the reference, side by side\n\n");
@@ -133,18 +161,24 @@ public final class CompareRunner {
             + " (non-2xx: the last round's count)."
             + " PostgreSQL CPU counts the server's postmaster and backends only.%n%n",
         Instant.now(), Runtime.getRuntime().availableProcessors(), 1000, seconds, firstWarmUp, rounds).replace("1000 rotating", "1000 (or 1) rotating"));
+    if (cases.stream().anyMatch(c -> c.nodes() == 2)) {
+      md.append(String.format(Locale.ROOT, "On 2 nodes: two Ackpoint processes in cluster mode (one follows the slot) against the reference's"
+          + " process and a second one of its API runner alone, on the same storage and source; each service's load is spread"
+          + " over its two processes, half the connections each, both wrk at once, and its CPU is theirs together; both services"
+          + " warmed up %d s on it.%n%n", 3 * firstWarmUp));
+    }
     md.append("| case | reference 2xx/s | Ackpoint 2xx/s | ratio | PostgreSQL CPU-ms per 1,000 2xx (ref / Ackpoint) | ratio | service CPU (ref / Ackpoint) | non-2xx (ref / Ackpoint) |\n");
     md.append("|---|---|---|---|---|---|---|---|\n");
-    lines.forEach(l -> md.append(l).append('\n'));
-    if (!charted.isEmpty()) {
+    runner.lines.forEach(l -> md.append(l).append('\n'));
+    if (!runner.charted.isEmpty()) {
       md.append("\n![Successful requests/s and PostgreSQL CPU per 1,000, the reference beside Ackpoint](compare.png)\n");
     }
     md.append("\nPostgreSQL CPU-ms per 1,000 2xx by process kind (backends that ended during a run are left out):\n\n");
-    breakdown.forEach(l -> md.append("- ").append(l).append('\n'));
+    runner.breakdown.forEach(l -> md.append("- ").append(l).append('\n'));
     Files.createDirectories(out.getParent());
     Files.writeString(out, md.toString());
-    if (!charted.isEmpty()) {
-      Chart.writeComparison(out.resolveSibling("compare.png"), charted, String.format(Locale.ROOT,
+    if (!runner.charted.isEmpty()) {
+      Chart.writeComparison(out.resolveSibling("compare.png"), runner.charted, String.format(Locale.ROOT,
           "The reference beside Ackpoint, one PostgreSQL, %d cores, %s", Runtime.getRuntime().availableProcessors(),
           LocalDate.now(ZoneOffset.UTC)));
     }
@@ -152,19 +186,72 @@ public final class CompareRunner {
     System.exit(0);
   }
 
-  private static Sample sample(int port, long pid, long postmaster, Case c, Path tokens, int seconds) throws Exception {
+  /** Warms both services up on the case, then alternates: reference, Ackpoint, reference, Ackpoint. */
+  private void measure(Case c, Service reference, Service ackpoint, int warmUp) throws Exception {
+    if (reference != null) {
+      load(reference, c, referenceTokens.get(c.users()), warmUp);
+    }
+    load(ackpoint, c, ackpointTokens.get(c.users()), warmUp);
+    List<Sample> theirs = new ArrayList<>();
+    List<Sample> mine = new ArrayList<>();
+    for (int round = 0; round < rounds; round++) {
+      if (reference != null) {
+        theirs.add(sample(reference, c, referenceTokens.get(c.users())));
+      }
+      Sample sample = sample(ackpoint, c, ackpointTokens.get(c.users()));
+      mine.add(sample);
+      System.out.println(c.label() + ": Ackpoint " + Math.round(sample.okPerSecond()) + " 2xx/s, PostgreSQL CPU-ms per 1,000 by kind "
+          + sample.postgresMsPer1000ByKind());
+    }
+    breakdown.add(kinds(c, "Ackpoint", mine));
+    if (reference == null) {
+      return;
+    }
+    breakdown.add(kinds(c, "reference", theirs));
+    lines.add(row(c, theirs, mine));
+    charted.add(compared(c, theirs, mine));
+    System.out.println(lines.get(lines.size() - 1));
+  }
+
+  private Sample sample(Service service, Case c, Path tokens) throws Exception {
     double pg = Cpu.ofServer(postmaster);
     Map<String, Double> kindsBefore = Cpu.ofServerByKind(postmaster);
-    double service = Cpu.ofProcess(pid);
-    Wrk.Result r = Wrk.run(port, c.method(), c.path(), tokens, c.connections(), seconds);
+    double serviceBefore = cpu(service);
+    List<Wrk.Result> runs = load(service, c, tokens, seconds);
     double pgUsed = Cpu.ofServer(postmaster) - pg;
-    double serviceUsed = Cpu.ofProcess(pid) - service;
+    double serviceUsed = cpu(service) - serviceBefore;
+    long ok = runs.stream().mapToLong(Wrk.Result::ok).sum();
+    double okPerSecond = runs.stream().mapToDouble(Wrk.Result::okPerSecond).sum();
+    double ran = runs.stream().mapToDouble(Wrk.Result::seconds).max().orElseThrow();
     Map<String, Double> kinds = new TreeMap<>();
     // Backends that ended during the run count nowhere here; the total above has them.
     Cpu.ofServerByKind(postmaster).forEach((kind, cpu) ->
-        kinds.put(kind, (cpu - kindsBefore.getOrDefault(kind, 0.0)) * 1000 / Math.max(1, r.ok()) * 1000));
-    return new Sample(r.okPerSecond(), r.ok() == 0 ? Double.NaN : pgUsed * 1000 / r.ok() * 1000,
-        serviceUsed / r.seconds() * 100, r.non2xx(), kinds);
+        kinds.put(kind, (cpu - kindsBefore.getOrDefault(kind, 0.0)) * 1000 / Math.max(1, ok) * 1000));
+    String non2xx = runs.stream().map(Wrk.Result::non2xx).collect(Collectors.joining(" + "));
+    return new Sample(okPerSecond, ok == 0 ? Double.NaN : pgUsed * 1000 / ok * 1000, serviceUsed / ran * 100, non2xx, kinds);
+  }
+
+  /** The case's load spread evenly over the service's ports, all at once. */
+  private static List<Wrk.Result> load(Service service, Case c, Path tokens, int seconds) throws Exception {
+    int connections = c.connections() / service.ports().size();
+    List<Future<Wrk.Result>> runs = new ArrayList<>();
+    for (int port : service.ports()) {
+      runs.add(LOADS.submit(() -> Wrk.run(port, c.method(), c.path(), tokens, connections, seconds)));
+    }
+    List<Wrk.Result> results = new ArrayList<>();
+    for (Future<Wrk.Result> run : runs) {
+      results.add(run.get());
+    }
+    return results;
+  }
+
+  /** CPU seconds of the service's processes so far. */
+  private static double cpu(Service service) throws Exception {
+    double total = 0;
+    for (long pid : service.pids()) {
+      total += Cpu.ofProcess(pid);
+    }
+    return total;
   }
 
   private static Chart.Compared compared(Case c, List<Sample> ref, List<Sample> ack) {
@@ -183,14 +270,22 @@ public final class CompareRunner {
         ref.get(ref.size() - 1).non2xx(), ack.get(ack.size() - 1).non2xx());
   }
 
-  /** {@code --cases 1,3}: those cases only (numbered from 1), for quick before/after comparisons. */
-  private static List<Case> selected(String numbers) {
+  /**
+   * {@code --cases 1,3}: those cases only (numbered from 1), for quick before/after comparisons.
+   * Without it, every case; but the two-node one unless {@code twoNodes} (a reference without its
+   * second process).
+   */
+  private static List<Case> selected(String numbers, boolean twoNodes) {
     if (numbers == null) {
-      return CASES;
+      return CASES.stream().filter(c -> twoNodes || c.nodes() == 1).toList();
     }
     List<Case> cases = new ArrayList<>();
     for (String n : numbers.split(",")) {
-      cases.add(CASES.get(Integer.parseInt(n.trim()) - 1));
+      Case c = CASES.get(Integer.parseInt(n.trim()) - 1);
+      if (c.nodes() == 2 && !twoNodes) {
+        throw new IllegalArgumentException("case " + n.trim() + " needs the reference's second process: --reference-port2 and --reference-pid2");
+      }
+      cases.add(c);
     }
     return cases;
   }
@@ -220,7 +315,6 @@ public final class CompareRunner {
         .getBytes(StandardCharsets.UTF_8));
     long now = Instant.now().getEpochSecond();
     List<String> lines = new ArrayList<>();
-    List<Chart.Compared> charted = new ArrayList<>();
     for (int i = 0; i < users; i++) {
       String claims = b64.encodeToString(new JsonObject().put("sub", "bench-user-" + i).put("aud", audience)
           .put("iat", now).put("exp", now + 4 * 3600).encode().getBytes(StandardCharsets.UTF_8));

@@ -1,7 +1,6 @@
 package io.ackpoint.bench;
 
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonObject;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,7 +20,6 @@ import java.util.concurrent.CompletableFuture;
 final class TwoNodeCase {
 
   static final String NAME = "two nodes";
-  private static final String ADMIN = "bench";
   private static final String REQUEST = "/sync/checkpoint-request";
 
   record Result(Wrk.Result[] standalone, Wrk.Result[] clustered, AckLatency.Result fromFollower,
@@ -30,44 +28,43 @@ final class TwoNodeCase {
 
   private final Map<String, String> base;
   private final int[] ports;
-  private final ServerProcess[] nodes = new ServerProcess[2];
+  private final ClusterPair cluster;
 
   private TwoNodeCase(Map<String, String> base, int firstPort) {
     this.base = base;
-    this.ports = new int[] {firstPort, firstPort + 1};
+    this.cluster = new ClusterPair(base, "bench_two_nodes", firstPort, Path.of("target/ackpoint.jar"));
+    this.ports = cluster.ports;
   }
 
   /** {@code tokens}: the bench's file of 1000 users' tokens; {@code token}: one user's, for the latency streams. */
   static Result run(Map<String, String> base, int firstPort, Vertx vertx, Path tokens, String token, int seconds, boolean quick)
       throws Exception {
     TwoNodeCase bench = new TwoNodeCase(base, firstPort);
-    try {
+    try (ClusterPair ignored = bench.cluster) {
       return bench.measure(vertx, tokens, token, seconds, quick);
-    } finally {
-      for (ServerProcess node : bench.nodes) {
-        if (node != null) {
-          node.close();
-        }
-      }
     }
   }
 
   private Result measure(Vertx vertx, Path tokens, String token, int seconds, boolean quick) throws Exception {
     // The same two processes without the cluster, each on a slot of its own: what two nodes cost
     // on this machine apart from the cluster.
-    for (int i = 0; i < 2; i++) {
-      Map<String, String> env = new HashMap<>(base);
-      env.put("ACKPOINT_REPLICATION_SLOT_NAME", "bench_standalone_" + i);
-      nodes[i] = ServerProcess.start("standalone-" + i, ports[i], env);
+    ServerProcess[] apart = new ServerProcess[2];
+    Wrk.Result[] standalone;
+    try {
+      for (int i = 0; i < 2; i++) {
+        Map<String, String> env = new HashMap<>(base);
+        env.put("ACKPOINT_REPLICATION_SLOT_NAME", "bench_standalone_" + i);
+        apart[i] = ServerProcess.start("standalone-" + i, ports[i], env);
+      }
+      standalone = driveBoth(tokens, seconds, quick);
+    } finally {
+      for (ServerProcess node : apart) {
+        if (node != null) {
+          node.close();
+        }
+      }
     }
-    Wrk.Result[] standalone = driveBoth(tokens, seconds, quick);
-    for (int i = 0; i < 2; i++) {
-      nodes[i].close();
-    }
-    start(0);
-    awaitStatus(0, s -> s.getBoolean("follower"));
-    start(1);
-    awaitStatus(1, s -> members(s) == 2);
+    cluster.start();
     Wrk.Result[] clustered = driveBoth(tokens, seconds, quick);
     int samples = quick ? 30 : 100;
     AckLatency.Result fromFollower = AckLatency.measure(vertx, ports[0], ports[1], token, "from-follower", samples);
@@ -81,11 +78,18 @@ final class TwoNodeCase {
     return new Result(standalone, clustered, fromFollower, toFollower, killed, stopped);
   }
 
-  /** Warms both nodes up, then drives them at once, 128 connections each. */
+  /**
+   * Warms both nodes up, driven at once as they are measured, then drives them at once, 128
+   * connections each. Two JVMs started a moment ago compile their hot paths on the same cores: a
+   * few seconds of warm-up measured their compilers (a third of a node's CPU after a minute under
+   * the profiler; one comparison's rounds after 30 s rose 9,159 → 11,932 → 15,066 2xx/s).
+   */
   private Wrk.Result[] driveBoth(Path tokens, int seconds, boolean quick) throws Exception {
-    for (int i = 0; i < 2; i++) {
-      Wrk.run(ports[i], "POST", REQUEST, tokens, 128, quick ? 1 : 3);
-    }
+    both(tokens, quick ? 3 : 60);
+    return both(tokens, seconds);
+  }
+
+  private Wrk.Result[] both(Path tokens, int seconds) {
     CompletableFuture<Wrk.Result> second = CompletableFuture.supplyAsync(() -> wrk(ports[1], tokens, seconds));
     Wrk.Result first = wrk(ports[0], tokens, seconds);
     return new Wrk.Result[] {first, second.join()};
@@ -93,33 +97,20 @@ final class TwoNodeCase {
 
   /** Kills (or stops) the follower's node, times until the other follows, and starts the first one again. */
   private long failover(boolean kill) throws Exception {
-    int follower = follows(status(0)) ? 0 : 1;
+    int follower = ClusterPair.follows(cluster.status(0)) ? 0 : 1;
     int other = 1 - follower;
     long start = System.nanoTime();
     if (kill) {
-      nodes[follower].kill();
+      cluster.nodes[follower].kill();
     } else {
-      nodes[follower].close();
+      cluster.nodes[follower].close();
     }
-    awaitStatus(other, TwoNodeCase::follows);
+    cluster.awaitStatus(other, ClusterPair::follows);
     long millis = (System.nanoTime() - start) / 1_000_000;
     System.out.printf(Locale.ROOT, "two nodes: the other node follows %d ms after %s%n", millis, kill ? "SIGKILL" : "SIGTERM");
-    start(follower);
-    awaitStatus(follower, s -> members(s) == 2);
+    cluster.start(follower);
+    cluster.awaitStatus(follower, s -> ClusterPair.members(s) == 2);
     return millis;
-  }
-
-  private void start(int i) throws Exception {
-    Map<String, String> env = new HashMap<>(base);
-    env.put("ACKPOINT_REPLICATION_SLOT_NAME", "bench_two_nodes");
-    env.put("ACKPOINT_CLUSTER_ENABLED", "true");
-    env.put("ACKPOINT_CLUSTER_PORT", Integer.toString(clusterPort(i)));
-    env.put("ACKPOINT_CLUSTER_MEMBERS", "127.0.0.1:" + clusterPort(0) + ",127.0.0.1:" + clusterPort(1));
-    nodes[i] = ServerProcess.start("node-" + i, ports[i], env);
-  }
-
-  private int clusterPort(int i) {
-    return ports[0] + 10 + i;
   }
 
   private static Wrk.Result wrk(int port, Path tokens, int seconds) {
@@ -128,38 +119,6 @@ final class TwoNodeCase {
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  private JsonObject status(int i) throws Exception {
-    var response = nodes[i].get("/admin/status", ADMIN);
-    if (response.statusCode() != 200) {
-      throw new IllegalStateException("status " + response.statusCode() + ": " + response.body());
-    }
-    return new JsonObject(response.body()).getJsonObject("data");
-  }
-
-  private static boolean follows(JsonObject status) {
-    return status.getBoolean("follower");
-  }
-
-  private static int members(JsonObject status) {
-    return status.getJsonObject("cluster").getInteger("members");
-  }
-
-  /** Polls another process's status: nothing else to await. Bounded. */
-  private void awaitStatus(int i, java.util.function.Predicate<JsonObject> until) throws Exception {
-    long deadline = System.nanoTime() + 120_000_000_000L;
-    while (System.nanoTime() < deadline) {
-      try {
-        if (until.test(status(i))) {
-          return;
-        }
-      } catch (java.io.IOException | IllegalStateException notAnswering) {
-        // a node starting or recovering its cluster view answers later
-      }
-      Thread.sleep(20);
-    }
-    throw new IllegalStateException("node " + i + " never reached the awaited state");
   }
 
   private static String both(Wrk.Result[] nodes) {
