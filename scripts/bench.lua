@@ -21,10 +21,15 @@ function init(args)
   end
   -- Supplied ids must grow for every user across runs, or a later run (and each round after the
   -- first) would only send ids below the stored ones, which change nothing: ids start at the
-  -- clock in microseconds (exact in a double), and each thread takes every other number, so that
-  -- a user (a token) only ever gets ids from one thread.
-  step = tonumber(os.getenv("BENCH_THREADS"))
-  counter = os.time() * 1000000 + id
+  -- clock in microseconds (exact in a double), and each thread takes every n-th number (n: the
+  -- threads of all the wrk processes started together, BENCH_PROCESSES of them, this one number
+  -- BENCH_PROCESS), so that a user (a token) only ever gets ids from one thread of one process.
+  -- Two processes that shared a sequence would send the same ids to the same users, and every
+  -- second copy would change nothing.
+  local per_process = tonumber(os.getenv("BENCH_THREADS"))
+  local process = tonumber(os.getenv("BENCH_PROCESS") or "0")
+  step = per_process * tonumber(os.getenv("BENCH_PROCESSES") or "1")
+  counter = os.time() * 1000000 + process * per_process + id
 end
 
 function request()

@@ -115,7 +115,7 @@ public final class BenchRunner {
     }
     try {
       Map<String, String> env = AckpointProcess.onPostgres(uri);
-      env.put("ACKPOINT_ADMIN_TOKEN", "bench");
+      env.put("ACKPOINT_ADMIN_TOKEN", ClusterPair.ADMIN);
       int port = 18080;
 
       Map<String, String> batching = new HashMap<>(env);
@@ -237,7 +237,7 @@ public final class BenchRunner {
     });
     Thread.sleep(500); // start compacting once the load runs
     long start = System.nanoTime();
-    JsonObject report = new JsonObject(server.post("/admin/compact", "bench").body()).getJsonObject("data");
+    JsonObject report = new JsonObject(server.post("/admin/compact", ClusterPair.ADMIN).body()).getJsonObject("data");
     double took = (System.nanoTime() - start) / 1e9;
     return new CompactionRun(rowsToCompact, report.getLong("deleted"), report.getInteger("batches"), took, baseline, load.join());
   }

@@ -33,12 +33,11 @@ final class ClusterPair implements AutoCloseable {
   }
 
   /** Starts node 0 until it follows the slot, then node 1 until it sees both members. */
-  ClusterPair start() throws Exception {
+  void start() throws Exception {
     start(0);
     awaitStatus(0, ClusterPair::follows);
     start(1);
     awaitStatus(1, s -> members(s) == 2);
-    return this;
   }
 
   /** Starts node {@code i} (again, after {@link ServerProcess#kill()} or {@link ServerProcess#close()} of it). */

@@ -20,9 +20,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 
 /**
@@ -62,8 +59,6 @@ public final class CompareRunner {
       new Case("GET", "/write-checkpoint2.json?client_id=bench", 1000, 256, 1),
       new Case("POST", "/sync/checkpoint-request", 1000, 256, 2));
 
-  private static final ExecutorService LOADS = Executors.newCachedThreadPool();
-
   private final long postmaster;
   private final int seconds;
   private final int rounds;
@@ -93,6 +88,9 @@ public final class CompareRunner {
     // with the API runner alone, on the same storage and source).
     int referencePort2 = Integer.parseInt(a.getOrDefault("reference-port2", "0"));
     long referencePid2 = Long.parseLong(a.getOrDefault("reference-pid2", "0"));
+    if ((referencePort2 == 0) != (referencePid2 == 0) || (referencePort2 != 0 && referencePort == 0)) {
+      throw new IllegalArgumentException("--reference-port2 and --reference-pid2 go together, and with --reference-port");
+    }
     int seconds = Integer.parseInt(a.getOrDefault("duration", "10"));
     int rounds = Integer.parseInt(a.getOrDefault("rounds", "2"));
     // A JVM started a moment ago still compiles its hot paths for tens of seconds under load: with a
@@ -140,15 +138,16 @@ public final class CompareRunner {
       }
     }
     if (cases.stream().anyMatch(c -> c.nodes() == 2)) {
-      // Two processes started just now compile their hot paths on the same cores: warmed up three
-      // times as long as the first case (after 30 s their rounds still rose: 9,159 → 11,932 →
-      // 15,066 2xx/s; after 90 s 11,065 / 10,524 / 11,105). Both nodes share one slot; the one that
-      // holds the cluster's lock follows it.
-      try (ClusterPair pair = new ClusterPair(env, "bench_compare_cluster", 18091, jar).start()) {
+      // Two processes started just now compile their hot paths on the same cores: warmed up four
+      // times as long as the first case (after 30 s their rounds still rose, 9,159 → 11,932 →
+      // 15,066 2xx/s, and after 90 s, 10,603 → 12,611 → 13,459). Both nodes share one slot; the one
+      // that holds the cluster's lock follows it.
+      try (ClusterPair pair = new ClusterPair(env, "bench_compare_cluster", 18091, jar)) {
+        pair.start();
         Service ackpoint = new Service(List.of(pair.ports[0], pair.ports[1]), List.of(pair.nodes[0].pid(), pair.nodes[1].pid()));
         for (Case c : cases) {
           if (c.nodes() == 2) {
-            runner.measure(c, referencePair, ackpoint, 3 * firstWarmUp);
+            runner.measure(c, referencePair, ackpoint, 4 * firstWarmUp);
           }
         }
       }
@@ -161,11 +160,11 @@ public final class CompareRunner {
             + " (non-2xx: the last round's count)."
             + " PostgreSQL CPU counts the server's postmaster and backends only.%n%n",
         Instant.now(), Runtime.getRuntime().availableProcessors(), 1000, seconds, firstWarmUp, rounds).replace("1000 rotating", "1000 (or 1) rotating"));
-    if (cases.stream().anyMatch(c -> c.nodes() == 2)) {
+    if (referencePort2 != 0 && cases.stream().anyMatch(c -> c.nodes() == 2)) {
       md.append(String.format(Locale.ROOT, "On 2 nodes: two Ackpoint processes in cluster mode (one follows the slot) against the reference's"
           + " process and a second one of its API runner alone, on the same storage and source; each service's load is spread"
-          + " over its two processes, half the connections each, both wrk at once, and its CPU is theirs together; both services"
-          + " warmed up %d s on it.%n%n", 3 * firstWarmUp));
+          + " over its two processes, half the connections each, both wrk at once (each with ids and users of its own), and its"
+          + " CPU is theirs together; both services warmed up %d s on it.%n%n", 4 * firstWarmUp));
     }
     md.append("| case | reference 2xx/s | Ackpoint 2xx/s | ratio | PostgreSQL CPU-ms per 1,000 2xx (ref / Ackpoint) | ratio | service CPU (ref / Ackpoint) | non-2xx (ref / Ackpoint) |\n");
     md.append("|---|---|---|---|---|---|---|---|\n");
@@ -232,17 +231,8 @@ public final class CompareRunner {
   }
 
   /** The case's load spread evenly over the service's ports, all at once. */
-  private static List<Wrk.Result> load(Service service, Case c, Path tokens, int seconds) throws Exception {
-    int connections = c.connections() / service.ports().size();
-    List<Future<Wrk.Result>> runs = new ArrayList<>();
-    for (int port : service.ports()) {
-      runs.add(LOADS.submit(() -> Wrk.run(port, c.method(), c.path(), tokens, connections, seconds)));
-    }
-    List<Wrk.Result> results = new ArrayList<>();
-    for (Future<Wrk.Result> run : runs) {
-      results.add(run.get());
-    }
-    return results;
+  private static List<Wrk.Result> load(Service service, Case c, Path tokens, int seconds) {
+    return Wrk.runAll(service.ports(), c.method(), c.path(), tokens, c.connections() / service.ports().size(), seconds);
   }
 
   /** CPU seconds of the service's processes so far. */

@@ -8,7 +8,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * The two-node case of scripts/bench: two Ackpoint processes ({@code java -jar}) in cluster mode on
@@ -81,8 +80,8 @@ final class TwoNodeCase {
   /**
    * Warms both nodes up, driven at once as they are measured, then drives them at once, 128
    * connections each. Two JVMs started a moment ago compile their hot paths on the same cores: a
-   * few seconds of warm-up measured their compilers (a third of a node's CPU after a minute under
-   * the profiler; one comparison's rounds after 30 s rose 9,159 → 11,932 → 15,066 2xx/s).
+   * few seconds of warm-up measured their compilers (still 28 % of a node's CPU a minute into a
+   * load, async-profiler; one comparison's rounds after 30 s rose 9,159 → 11,932 → 15,066 2xx/s).
    */
   private Wrk.Result[] driveBoth(Path tokens, int seconds, boolean quick) throws Exception {
     both(tokens, quick ? 3 : 60);
@@ -90,9 +89,7 @@ final class TwoNodeCase {
   }
 
   private Wrk.Result[] both(Path tokens, int seconds) {
-    CompletableFuture<Wrk.Result> second = CompletableFuture.supplyAsync(() -> wrk(ports[1], tokens, seconds));
-    Wrk.Result first = wrk(ports[0], tokens, seconds);
-    return new Wrk.Result[] {first, second.join()};
+    return Wrk.runAll(List.of(ports[0], ports[1]), "POST", REQUEST, tokens, 128, seconds).toArray(Wrk.Result[]::new);
   }
 
   /** Kills (or stops) the follower's node, times until the other follows, and starts the first one again. */
@@ -111,14 +108,6 @@ final class TwoNodeCase {
     cluster.start(follower);
     cluster.awaitStatus(follower, s -> ClusterPair.members(s) == 2);
     return millis;
-  }
-
-  private static Wrk.Result wrk(int port, Path tokens, int seconds) {
-    try {
-      return Wrk.run(port, "POST", REQUEST, tokens, 128, seconds);
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   private static String both(Wrk.Result[] nodes) {

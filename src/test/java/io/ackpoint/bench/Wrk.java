@@ -4,8 +4,11 @@ import io.vertx.core.json.JsonObject;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 
 /** One wrk run on loopback, parsed from the BENCH line of scripts/bench.lua. */
 final class Wrk {
@@ -39,6 +42,37 @@ final class Wrk {
 
   static Result run(int port, String method, String path, Path tokens, int connections, int seconds)
       throws IOException, InterruptedException {
+    return run(port, method, path, tokens, connections, seconds, 0, 1);
+  }
+
+  /**
+   * The same load on every port at once, {@code connections} each: one wrk process per port, each
+   * with id sequences of its own (scripts/bench.lua), so that no two send one user the same id.
+   * Answers once every run has ended, the results in the order of the ports.
+   */
+  static List<Result> runAll(List<Integer> ports, String method, String path, Path tokens, int connections, int seconds) {
+    List<CompletableFuture<Result>> runs = new ArrayList<>();
+    for (int i = 0; i < ports.size(); i++) {
+      int process = i;
+      CompletableFuture<Result> run = new CompletableFuture<>();
+      Thread thread = new Thread(() -> {
+        try {
+          run.complete(run(ports.get(process), method, path, tokens, connections, seconds, process, ports.size()));
+        } catch (Throwable e) {
+          run.completeExceptionally(e);
+        }
+      }, "wrk-" + i);
+      thread.setDaemon(true);
+      thread.start();
+      runs.add(run);
+    }
+    // Every run ends by itself within its seconds: wait for all before a failure is thrown.
+    CompletableFuture.allOf(runs.toArray(CompletableFuture[]::new)).handle((done, failure) -> done).join();
+    return runs.stream().map(CompletableFuture::join).toList();
+  }
+
+  private static Result run(int port, String method, String path, Path tokens, int connections, int seconds,
+                            int process, int processes) throws IOException, InterruptedException {
     int threads = 2;
     ProcessBuilder builder = new ProcessBuilder("wrk", "-t" + threads, "-c" + Math.max(connections, threads),
         "-d" + seconds + "s", "--timeout", "10s", "-s", "scripts/bench.lua", "http://127.0.0.1:" + port + path)
@@ -47,6 +81,8 @@ final class Wrk {
     builder.environment().put("BENCH_METHOD", method);
     builder.environment().put("BENCH_TOKENS", tokens.toString());
     builder.environment().put("BENCH_THREADS", Integer.toString(threads));
+    builder.environment().put("BENCH_PROCESS", Integer.toString(process));
+    builder.environment().put("BENCH_PROCESSES", Integer.toString(processes));
     Process p = builder.start();
     String out = new String(p.getInputStream().readAllBytes());
     p.waitFor();
