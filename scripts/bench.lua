@@ -23,7 +23,8 @@ function init(args)
   -- first) would only send ids below the stored ones, which change nothing: ids start at the
   -- clock in microseconds (exact in a double), and each thread takes every n-th number (n: the
   -- threads of all the wrk processes started together, BENCH_PROCESSES of them, this one number
-  -- BENCH_PROCESS), so that a user (a token) only ever gets ids from one thread of one process.
+  -- BENCH_PROCESS), so that a user (a token) only ever gets ids from one thread of one process
+  -- (when the number of tokens is a multiple of n, as the bench's 1000 are).
   -- Two processes that shared a sequence would send the same ids to the same users, and every
   -- second copy would change nothing.
   local per_process = tonumber(os.getenv("BENCH_THREADS"))
