@@ -75,10 +75,7 @@ public final class CompareRunner {
   }
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> a = new HashMap<>();
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      a.put(args[i].replaceFirst("^--", ""), args[i + 1]);
-    }
+    Map<String, String> a = Options.parse(args);
     String uri = a.get("uri");
     long postmaster = Long.parseLong(a.get("postmaster-pid"));
     // Without a reference (--reference-port 0): Ackpoint alone, for quick before/after comparisons.

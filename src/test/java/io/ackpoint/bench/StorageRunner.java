@@ -23,7 +23,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -104,10 +103,7 @@ public final class StorageRunner {
   }
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> a = new HashMap<>();
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      a.put(args[i].replaceFirst("^--", ""), args[i + 1]);
-    }
+    Map<String, String> a = Options.parse(args);
     if (a.containsKey("uri") != a.containsKey("postmaster-pid")) {
       throw new IllegalArgumentException("--uri (a scratch database: the bench writes its own users into Ackpoint's tables there)"
           + " and --postmaster-pid (its server's postmaster, whose CPU is measured) go together");

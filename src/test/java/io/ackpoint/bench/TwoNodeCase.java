@@ -26,13 +26,11 @@ final class TwoNodeCase {
   }
 
   private final Map<String, String> base;
-  private final int[] ports;
   private final ClusterPair cluster;
 
   private TwoNodeCase(Map<String, String> base, int firstPort) {
     this.base = base;
     this.cluster = new ClusterPair(base, "bench_two_nodes", firstPort, Path.of("target/ackpoint.jar"));
-    this.ports = cluster.ports;
   }
 
   /** {@code tokens}: the bench's file of 1000 users' tokens; {@code token}: one user's, for the latency streams. */
@@ -53,7 +51,7 @@ final class TwoNodeCase {
       for (int i = 0; i < 2; i++) {
         Map<String, String> env = new HashMap<>(base);
         env.put("ACKPOINT_REPLICATION_SLOT_NAME", "bench_standalone_" + i);
-        apart[i] = ServerProcess.start("standalone-" + i, ports[i], env);
+        apart[i] = ServerProcess.start("standalone-" + i, cluster.ports[i], env);
       }
       standalone = driveBoth(tokens, seconds, quick);
     } finally {
@@ -66,8 +64,8 @@ final class TwoNodeCase {
     cluster.start();
     Wrk.Result[] clustered = driveBoth(tokens, seconds, quick);
     int samples = quick ? 30 : 100;
-    AckLatency.Result fromFollower = AckLatency.measure(vertx, ports[0], ports[1], token, "from-follower", samples);
-    AckLatency.Result toFollower = AckLatency.measure(vertx, ports[1], ports[0], token, "to-follower", samples);
+    AckLatency.Result fromFollower = AckLatency.measure(vertx, cluster.ports[0], cluster.ports[1], token, "from-follower", samples);
+    AckLatency.Result toFollower = AckLatency.measure(vertx, cluster.ports[1], cluster.ports[0], token, "to-follower", samples);
     List<Long> killed = new ArrayList<>();
     List<Long> stopped = new ArrayList<>();
     for (int round = 0; round < (quick ? 1 : 3); round++) {
@@ -89,7 +87,7 @@ final class TwoNodeCase {
   }
 
   private Wrk.Result[] both(Path tokens, int seconds) {
-    return Wrk.runAll(List.of(ports[0], ports[1]), "POST", REQUEST, tokens, 128, seconds).toArray(Wrk.Result[]::new);
+    return Wrk.runAll(List.of(cluster.ports[0], cluster.ports[1]), "POST", REQUEST, tokens, 128, seconds).toArray(Wrk.Result[]::new);
   }
 
   /** Kills (or stops) the follower's node, times until the other follows, and starts the first one again. */
