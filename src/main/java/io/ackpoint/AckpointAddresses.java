@@ -43,11 +43,21 @@ public record AckpointAddresses(String prefix) {
 
   /**
    * Publish, to every node: a {@code PositionReached}, one per applied position with all the users
-   * it acknowledged; each node tells its streams, its waiters and its consumers of
-   * {@link #checkpointReached()}.
+   * it acknowledged; each node's acknowledgement verticle, its only consumer there, tells its
+   * consumers of {@link #checkpointReached()} and passes it on to its streams and waiters
+   * ({@link #positionHeard()}).
    */
   public String positionReached() {
     return internal("position.reached");
+  }
+
+  /**
+   * Local: every {@code PositionReached} this node hears on {@link #positionReached()}, passed on
+   * by its acknowledgement verticle, as it was decoded, to the streams and waiters of each HTTP
+   * event loop.
+   */
+  public String positionHeard() {
+    return internal("position.heard");
   }
 
   /**

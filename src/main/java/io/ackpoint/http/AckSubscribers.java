@@ -36,8 +36,9 @@ final class AckSubscribers {
   }
 
   Future<Void> start() {
-    // One message per position for all its users: this event loop tells the streams it holds.
-    consumer = vertx.eventBus().consumer(reachedAddress, msg -> {
+    // One message per position for all its users, passed on by this node's acknowledgement
+    // verticle: this event loop tells the streams it holds.
+    consumer = vertx.eventBus().localConsumer(reachedAddress, msg -> {
       PositionReached reached = msg.body();
       latestCheckpoint = Math.max(latestCheckpoint, reached.checkpoint());
       String checkpoint = null;

@@ -56,7 +56,7 @@ public final class HttpApi {
 
   /** Must be called on the event loop that will serve the routes. */
   public static Future<HttpApi> create(Vertx vertx, HttpSettings settings) {
-    AckSubscribers subscribers = new AckSubscribers(vertx, settings.addresses().positionReached());
+    AckSubscribers subscribers = new AckSubscribers(vertx, settings.addresses().positionHeard());
     return subscribers.start()
         .compose(v -> settings.authenticators().create(vertx))
         .map(authenticator -> {
