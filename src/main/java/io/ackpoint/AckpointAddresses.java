@@ -44,17 +44,17 @@ public record AckpointAddresses(String prefix) {
   /**
    * Publish, to every node: a {@code PositionReached}, one per applied position with all the users
    * it acknowledged; each node's acknowledgement verticle, its only consumer there, tells its
-   * consumers of {@link #checkpointReached()} and passes it on to its streams and waiters
-   * ({@link #positionHeard()}).
+   * consumers of {@link #checkpointReached()} and, where another node's engine announced it, passes
+   * it on to its streams and waiters ({@link #positionHeard()}).
    */
   public String positionReached() {
     return internal("position.reached");
   }
 
   /**
-   * Local: every {@code PositionReached} this node hears on {@link #positionReached()}, passed on
-   * by its acknowledgement verticle, as it was decoded, to the streams and waiters of each HTTP
-   * event loop.
+   * Local: every {@code PositionReached} this node hears, to the streams and waiters of each HTTP
+   * event loop: published by this node's engine, if it runs here, and passed on, as it was decoded,
+   * by the node's acknowledgement verticle from {@link #positionReached()} for the others.
    */
   public String positionHeard() {
     return internal("position.heard");

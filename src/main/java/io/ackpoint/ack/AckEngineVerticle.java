@@ -39,7 +39,7 @@ public final class AckEngineVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    engine = new AckEngine(vertx, storage, positions, addresses.positionReached(), listener);
+    engine = new AckEngine(vertx, storage, positions, addresses.positionReached(), addresses.positionHeard(), listener);
     var bus = vertx.eventBus();
     return Future.all(
         bus.<String>localConsumer(addresses.positionObserved(), msg -> engine.observe(msg.body())).completion(),

@@ -47,6 +47,7 @@ public final class AckVerticle extends VerticleBase {
   private final ReleasedAhead releasedAhead = new ReleasedAhead();
   private DeliveryOptions toLocalConsumers;
   private DeliveryOptions toEventLoops;
+  private String origin;
 
   public AckVerticle(CheckpointStorage storage, AcknowledgementHistory history, ReplicationSource source,
                      AcknowledgementConfig config, AckpointAddresses addresses) {
@@ -64,6 +65,7 @@ public final class AckVerticle extends VerticleBase {
     floorRead = readFloor();
     toLocalConsumers = CheckpointReachedCodec.registerOn(vertx);
     toEventLoops = LocalCodec.register(vertx, PositionReached.class);
+    origin = NodeOrigin.of(vertx);
     missed = new MissedAnnouncements(vertx, history, (position, users) -> vertx.eventBus().publish(
         addresses.positionReached(), new PositionReached(position, readBackSequence(position), users, ""),
         new DeliveryOptions().setLocalOnly(true).addHeader(READ_BACK_HEADER, "true")));
@@ -77,12 +79,15 @@ public final class AckVerticle extends VerticleBase {
     var bus = vertx.eventBus();
     return Future.all(counting,
         bus.<PositionReached>consumer(addresses.positionReached(), msg -> {
-          // This is the node's only consumer of positions, and it passes each one on as it was
-          // decoded: a message from another node is decoded once for every consumer it reaches
-          // there (JSON, thousands of users), which was once per HTTP event loop (async-profiler,
-          // a node that does not follow, under load: 5.9 % of its CPU in that decoding). Passed on
-          // first, so that streams hear of it before this verticle tells each user's consumers.
-          bus.publish(addresses.positionHeard(), msg.body(), toEventLoops);
+          // The node's only consumer of positions: it passes on to the node's event loops, as it
+          // was decoded, what they have not heard from this node's own engine. A message from
+          // another node is decoded once for every consumer it reaches there (JSON, thousands of
+          // users), which was once per event loop (async-profiler, a node that does not follow,
+          // under load: 5.9 % of its CPU in that decoding). Passed on first, so that streams hear
+          // of it before this verticle tells each user's consumers.
+          if (!NodeOrigin.is(origin, msg.headers())) {
+            bus.publish(addresses.positionHeard(), msg.body(), toEventLoops);
+          }
           if (msg.headers().contains(PositionReached.RELEASE_HEADER)) {
             releasedAhead.released(msg.body().reached(), msg.body().checkpoint(), StatementNumber.of(msg.headers()));
             return;

@@ -53,7 +53,7 @@ class AckEngineReleaseTest {
   @BeforeEach
   void engine(Vertx vertx) {
     PositionReachedCodec.registerOn(vertx);
-    engine = new AckEngine(vertx, storage((position, marked) -> { }), Lsn.FORMAT, "reached", AckListener.NONE);
+    engine = new AckEngine(vertx, storage((position, marked) -> { }), Lsn.FORMAT, "reached", "heard", AckListener.NONE);
   }
 
   /** Storage whose acknowledgement statements end when {@code statements} completes them (never, unless it does). */
@@ -73,7 +73,7 @@ class AckEngineReleaseTest {
     return new AckEngine(vertx, storage((position, statement) -> {
       statements.add(position);
       statement.complete(List.of());
-    }), Lsn.FORMAT, "reached", AckListener.NONE);
+    }), Lsn.FORMAT, "reached", "heard", AckListener.NONE);
   }
 
   private static PendingCheckpoints storedNow(Pending... pending) {
@@ -117,7 +117,7 @@ class AckEngineReleaseTest {
   @Test
   void aCheckpointAnnouncedBeforeItsBatchsAnswerArrivedIsNotReleased(Vertx vertx, VertxTestContext test) {
     AckEngine recording = new AckEngine(vertx, storage((position, statement) -> statement.complete(
-        position.equals(AFTER) ? List.of(new Reached(USER, 7)) : List.of())), Lsn.FORMAT, "reached", AckListener.NONE);
+        position.equals(AFTER) ? List.of(new Reached(USER, 7)) : List.of())), Lsn.FORMAT, "reached", "heard", AckListener.NONE);
     List<String> heard = new ArrayList<>();
     vertx.runOnContext(v -> {
       PendingCheckpoints answered = storedNow(new Pending(USER, 7, HEAD));
@@ -142,7 +142,7 @@ class AckEngineReleaseTest {
   @Test
   void aStopWaitsForTheStatementsThatRecordWhatWasReleased(Vertx vertx, VertxTestContext test) {
     Map<String, Promise<List<Reached>>> statements = new LinkedHashMap<>();
-    AckEngine stopping = new AckEngine(vertx, storage(statements::put), Lsn.FORMAT, "reached", AckListener.NONE);
+    AckEngine stopping = new AckEngine(vertx, storage(statements::put), Lsn.FORMAT, "reached", "heard", AckListener.NONE);
     List<String> released = new ArrayList<>();
     vertx.eventBus().<PositionReached>consumer("reached", msg -> {
       if (msg.headers().contains(PositionReached.RELEASE_HEADER)) {

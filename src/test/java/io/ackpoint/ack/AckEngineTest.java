@@ -97,7 +97,7 @@ class AckEngineTest {
   /** An engine whose announcements go to {@code announced}; it applies {@link #HEARD}, then {@link #FAILED}. */
   private static void engineAfterHeard(Vertx vertx, CheckpointStorage storage,
                                        BiConsumer<PositionReached, AnnouncingEngine> announced) {
-    AckEngine engine = new AckEngine(vertx, storage, Lsn.FORMAT, "reached", AckListener.NONE);
+    AckEngine engine = new AckEngine(vertx, storage, Lsn.FORMAT, "reached", "heard", AckListener.NONE);
     vertx.eventBus().<PositionReached>consumer("reached", msg -> {
       announced.accept(msg.body(), AnnouncingEngine.of(msg.headers()));
       if (msg.body().position().equals(HEARD)) {

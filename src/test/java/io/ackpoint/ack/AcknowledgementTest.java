@@ -82,6 +82,36 @@ class AcknowledgementTest {
     }
   }
 
+  /**
+   * The engine tells its own node's event loops directly, and the node's acknowledgement verticle
+   * passes on only what other nodes announce: each message that carries a user reaches the event
+   * loops once (the release of the user ahead of storage, then the position's announcement).
+   */
+  @Test
+  void theEventLoopsOfTheEnginesNodeHearEachOfItsAnnouncementsOnce() throws InterruptedException {
+    // First an acknowledgement of another user: the engine's first announcement has the node read
+    // back what it missed, which is told to the event loops too.
+    acknowledgedOnAStream(TestKeys.token("before"));
+    AckpointAddresses addresses = new AckpointAddresses(AckpointAddresses.DEFAULT_PREFIX);
+    BlockingQueue<PositionReached> heard = new LinkedBlockingQueue<>();
+    Await.result(app.vertx().eventBus().<PositionReached>localConsumer(addresses.positionHeard(), msg -> heard.add(msg.body()))
+        .completion());
+    acknowledgedOnAStream(u1);
+    // A later acknowledgement: once it is on its stream, every message before it was heard.
+    acknowledgedOnAStream(TestKeys.token("after"));
+    long carried = heard.stream().filter(p -> p.reached().stream().anyMatch(r -> r.user().userId().equals("u1"))).count();
+    assertTrue(carried >= 1 && carried <= 2, "the event loops heard the user's acknowledgement " + carried + " times");
+  }
+
+  private void acknowledgedOnAStream(String token) {
+    try (StreamClient stream = stream(token, "c1")) {
+      stream.next();
+      stream.next();
+      assertEquals("3", data(app.api().checkpointRequest(token, "c1", "3")).getString("checkpoint_request_id"));
+      stream.nextMatching(line -> acknowledges(line, "3"));
+    }
+  }
+
   @Test
   void aGeneratedCheckpointIsAcknowledgedOnAnOpenStream() {
     try (StreamClient stream = stream(u1, "c1")) {

@@ -1,0 +1,33 @@
+package io.ackpoint.ack;
+
+import io.vertx.core.MultiMap;
+import io.vertx.core.Vertx;
+import io.vertx.core.shareddata.LocalMap;
+
+import java.util.UUID;
+
+/**
+ * Which Vert.x instance an engine's announcement comes from: an id made once per instance and kept
+ * in its local shared data, so that every Ackpoint on it (and every engine, after a failover back
+ * to it) names the same one. A node's acknowledgement verticle passes on to the node's event loops
+ * what another instance announced; its own engine tells them itself.
+ */
+final class NodeOrigin {
+
+  static final String HEADER = "ackpoint-origin";
+
+  private NodeOrigin() {
+  }
+
+  static String of(Vertx vertx) {
+    LocalMap<String, String> ids = vertx.sharedData().getLocalMap("ackpoint.node-origin");
+    String made = UUID.randomUUID().toString();
+    String earlier = ids.putIfAbsent("id", made);
+    return earlier != null ? earlier : made;
+  }
+
+  /** Whether {@code headers} name {@code origin}: false for announcements of other instances and for read-backs. */
+  static boolean is(String origin, MultiMap headers) {
+    return origin.equals(headers.get(HEADER));
+  }
+}
