@@ -21,9 +21,13 @@ final class NodeOrigin {
 
   static String of(Vertx vertx) {
     LocalMap<String, String> ids = vertx.sharedData().getLocalMap("ackpoint.node-origin");
-    String made = UUID.randomUUID().toString();
-    String earlier = ids.putIfAbsent("id", made);
-    return earlier != null ? earlier : made;
+    String id = ids.get("id");
+    if (id == null) {
+      String made = UUID.randomUUID().toString();
+      String earlier = ids.putIfAbsent("id", made);
+      id = earlier != null ? earlier : made;
+    }
+    return id;
   }
 
   /** Whether {@code headers} name {@code origin}: false for announcements of other instances and for read-backs. */

@@ -5,7 +5,8 @@ import io.vertx.core.buffer.Buffer;
 
 /**
  * Carries a {@link PositionReached} between nodes as JSON; within a node the record itself (it is
- * immutable), so that every event loop reads the same instance and nothing is copied per stream.
+ * immutable), so that nothing is copied per consumer or per stream. A node decodes each message
+ * once: its acknowledgement verticle is the only consumer of the address it travels on.
  */
 public final class PositionReachedCodec extends AckpointCodec<PositionReached, PositionReached> {
 

@@ -22,7 +22,7 @@ final class AckSubscribers {
   private static final long SWEEP_MS = 1_000;
 
   private final Vertx vertx;
-  private final String reachedAddress;
+  private final String heardAddress;
   private final Map<FullUserId, List<AckSubscriber>> byUser = new HashMap<>();
   private MessageConsumer<PositionReached> consumer;
   private long sweepTimer;
@@ -30,15 +30,15 @@ final class AckSubscribers {
   private long latestCheckpoint;
   private boolean waitsEnded;
 
-  AckSubscribers(Vertx vertx, String reachedAddress) {
+  AckSubscribers(Vertx vertx, String heardAddress) {
     this.vertx = vertx;
-    this.reachedAddress = reachedAddress;
+    this.heardAddress = heardAddress;
   }
 
   Future<Void> start() {
-    // One message per position for all its users, passed on by this node's acknowledgement
-    // verticle: this event loop tells the streams it holds.
-    consumer = vertx.eventBus().localConsumer(reachedAddress, msg -> {
+    // One message per position for all its users, from this node's engine or passed on by its
+    // acknowledgement verticle: this event loop tells the streams it holds.
+    consumer = vertx.eventBus().localConsumer(heardAddress, msg -> {
       PositionReached reached = msg.body();
       latestCheckpoint = Math.max(latestCheckpoint, reached.checkpoint());
       String checkpoint = null;

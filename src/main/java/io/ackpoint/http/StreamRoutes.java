@@ -65,7 +65,11 @@ final class StreamRoutes {
       if (ar.succeeded()) {
         JsonObject latest = ar.result();
         String id = latest.getString("write_checkpoint");
-        stream.open(latest.getString("checkpoint"), id == null ? null : Long.parseLong(id));
+        // At least the sequence this event loop has heard: a position it heard before the stream
+        // subscribed may not have reached the acknowledgement verticle when that answered (another
+        // thread), while storage already holds its ids; they are not told at an earlier sequence.
+        long sequence = Math.max(Long.parseLong(latest.getString("checkpoint")), subscribers.latestCheckpoint());
+        stream.open(Long.toString(sequence), id == null ? null : Long.parseLong(id));
       } else {
         Responses.error(response, ar.cause());
         stream.end();
