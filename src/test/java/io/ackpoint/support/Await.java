@@ -21,7 +21,23 @@ public final class Await {
     try {
       return future.await(within.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
-      throw new AssertionError("no result within " + within.toSeconds() + " s", e);
+      dumpThreads();
+      throw new AssertionError("no result within " + within.toSeconds() + " s (the threads are dumped to stderr)", e);
     }
+  }
+
+  /**
+   * What each thread was doing when a wait gave up: a hang seen once in CI (a close after a fault)
+   * is then explained by its own log, since it may not come again here.
+   */
+  private static void dumpThreads() {
+    StringBuilder dump = new StringBuilder("Threads when a wait gave up:\n");
+    Thread.getAllStackTraces().forEach((thread, stack) -> {
+      dump.append('"').append(thread.getName()).append("\" ").append(thread.getState()).append('\n');
+      for (StackTraceElement frame : stack) {
+        dump.append("    at ").append(frame).append('\n');
+      }
+    });
+    System.err.print(dump);
   }
 }
