@@ -16,6 +16,7 @@ import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.SqlClient;
+import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 
 import java.time.Instant;
@@ -26,19 +27,26 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 import static io.ackpoint.storage.PgStatements.COUNT;
 import static io.ackpoint.storage.PgStatements.DELETE_EXPIRED;
 import static io.ackpoint.storage.PgStatements.ANY_PENDING;
 import static io.ackpoint.storage.PgStatements.LATEST_ACKNOWLEDGED;
 import static io.ackpoint.storage.PgStatements.MARK_PROCESSED;
+import static io.ackpoint.storage.PgStatements.HAS_UNIQUE_KEY;
 import static io.ackpoint.storage.PgStatements.STORE_BATCH;
 import static io.ackpoint.storage.PgStatements.STORE_BATCH_AT_CURRENT_HEAD;
+import static io.ackpoint.storage.PgStatements.UPSERT_BATCH;
+import static io.ackpoint.storage.PgStatements.UPSERT_BATCH_AT_CURRENT_HEAD;
 import static io.ackpoint.storage.PgStatements.STORE_CUSTOM;
 
 /**
- * Write checkpoints in PostgreSQL. A whole batch is one prepared statement: its rows are locked in
- * user-id order first, so concurrent batches that share users queue up instead of deadlocking. When
+ * Write checkpoints in PostgreSQL. A whole batch is one prepared statement that takes its rows in
+ * key order, so concurrent batches that share users queue up instead of deadlocking: an upsert on a
+ * table with its unique key ({@link PgStatements#UPSERT_BATCH}; a user asking for a generated and a
+ * supplied id at once is stored in two turns), the older statement that locks the rows before it
+ * updates them on a table without ({@link PgStatements#STORE_BATCH}). When
  * the source is this same database, the statement also reads the head, and the marker follows it
  * in the same round trip ({@link #atCurrentHead}). Pending rows are found through their own queue,
  * written by the same statements (see {@link PgStatements}), so that both updates of a row are HOT.
@@ -61,6 +69,8 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   private final PendingQueueRebuild rebuild;
   private final int customChunk;
   private final int markWindow;
+  /** Whether the table has its unique key, once known; asked again after a failure. */
+  private volatile Future<Boolean> keyed;
 
   public PgCheckpointStorage(Pool pool) {
     this(pool, REBUILD_WINDOW, CustomCheckpoints.PER_STATEMENT);
@@ -79,10 +89,54 @@ public final class PgCheckpointStorage implements CheckpointStorage {
     this.rebuild = new PendingQueueRebuild(pool, rebuildWindow);
   }
 
+  /**
+   * A storage that writes every batch with {@link PgStatements#STORE_BATCH}, as on an install
+   * without the unique key: the tests run the storage contract through that statement too.
+   */
+  static PgCheckpointStorage withoutUpsert(Pool pool) {
+    PgCheckpointStorage storage = new PgCheckpointStorage(pool);
+    storage.keyed = Future.succeededFuture(false);
+    return storage;
+  }
+
   @Override
   public Future<StoredBatch> store(String head, List<CheckpointWrite> writes) {
-    return Attempts.run(writes, MAX_ATTEMPTS, attempt -> attempt(pool, STORE_BATCH, attempt, head, new LatestHead()))
+    return withKey(keyed -> keyed
+            ? SuppliedAfterGenerated.store(writes, part -> storeAt(head, part, true), SuppliedAfterGenerated::merge)
+            : storeAt(head, writes, false))
         .recover(e -> Future.failedFuture(storeFailure(e)));
+  }
+
+  private Future<StoredBatch> storeAt(String head, List<CheckpointWrite> writes, boolean upsert) {
+    return Attempts.run(writes, MAX_ATTEMPTS, attempt -> attempt(pool, upsert, attempt, head, new LatestHead()));
+  }
+
+  /**
+   * Runs {@code store} knowing whether the table has its unique key. No migration drops the key, but
+   * an operator may: the upsert then fails as a whole ({@code 42P10}, it wrote nothing), and this
+   * batch and every later one take {@link PgStatements#STORE_BATCH}.
+   */
+  private <T> Future<T> withKey(Function<Boolean, Future<T>> store) {
+    return keyed().compose(keyed -> store.apply(keyed).recover(e -> {
+      if (keyed && e instanceof PgException pg && "42P10".equals(pg.getSqlState())) {
+        this.keyed = Future.succeededFuture(false);
+        return store.apply(false);
+      }
+      return Future.failedFuture(e);
+    }));
+  }
+
+  /**
+   * Whether the table has its unique key. Read once: only a migration adds the key, and it runs
+   * before storage is used; an install that held duplicate rows never gets it.
+   */
+  private Future<Boolean> keyed() {
+    Future<Boolean> known = keyed;
+    if (known == null || known.failed()) {
+      known = pool.query(HAS_UNIQUE_KEY).execute().map(rows -> rows.iterator().next().getBoolean(0));
+      keyed = known;
+    }
+    return known;
   }
 
   /**
@@ -92,18 +146,24 @@ public final class PgCheckpointStorage implements CheckpointStorage {
    * if the query it is given finds a checkpoint still pending then.
    */
   public HeadStoringWriter atCurrentHead(BiFunction<SqlClient, String, Future<String>> marker) {
-    return writes -> pool.withConnection(conn -> {
-      LatestHead head = new LatestHead();
-      LatestHead written = new LatestHead();
-      return Attempts.run(writes, MAX_ATTEMPTS, attempt -> {
-        Future<Attempts.Attempt> stored = attempt(conn, STORE_BATCH_AT_CURRENT_HEAD, attempt, null, head);
-        Future<String> marked = marker.apply(conn, ANY_PENDING);
-        return stored.compose(done -> marked.map(position -> {
-          written.seen(position);
-          return done;
-        }));
-      }).map(stored -> new HeadedBatch(head.value, stored, written.value.isEmpty() ? null : written.value));
-    }).recover(e -> Future.failedFuture(storeFailure(e)));
+    return writes -> withKey(keyed -> pool.withConnection(conn -> keyed
+            ? SuppliedAfterGenerated.store(writes, part -> storeAtCurrentHead(conn, part, true, marker), SuppliedAfterGenerated::merge)
+            : storeAtCurrentHead(conn, writes, false, marker)))
+        .recover(e -> Future.failedFuture(storeFailure(e)));
+  }
+
+  private static Future<HeadedBatch> storeAtCurrentHead(SqlConnection conn, List<CheckpointWrite> writes, boolean upsert,
+                                                        BiFunction<SqlClient, String, Future<String>> marker) {
+    LatestHead head = new LatestHead();
+    LatestHead written = new LatestHead();
+    return Attempts.run(writes, MAX_ATTEMPTS, attempt -> {
+      Future<Attempts.Attempt> stored = attempt(conn, upsert, attempt, null, head);
+      Future<String> marked = marker.apply(conn, ANY_PENDING);
+      return stored.compose(done -> marked.map(position -> {
+        written.seen(position);
+        return done;
+      }));
+    }).map(stored -> new HeadedBatch(head.value, stored, written.value.isEmpty() ? null : written.value));
   }
 
   /** The latest position the attempts of one batch stored at (or marked at); it stands for all of them (see {@link HeadedBatch#plus}). */
@@ -117,8 +177,14 @@ public final class PgCheckpointStorage implements CheckpointStorage {
     }
   }
 
-  private static Future<Attempts.Attempt> attempt(SqlClient client, String sql, List<CheckpointWrite> writes, String head,
+  /**
+   * One attempt at {@code head}, or at the current head when it is null; {@code upsert}: with
+   * {@link PgStatements#UPSERT_BATCH}, whose writes are each generated or supplied, not both.
+   */
+  private static Future<Attempts.Attempt> attempt(SqlClient client, boolean upsert, List<CheckpointWrite> writes, String head,
                                                   LatestHead heads) {
+    String sql = upsert ? (head == null ? UPSERT_BATCH_AT_CURRENT_HEAD : UPSERT_BATCH)
+        : (head == null ? STORE_BATCH_AT_CURRENT_HEAD : STORE_BATCH);
     int n = writes.size();
     String[] users = new String[n];
     String[] clients = new String[n];
@@ -131,7 +197,13 @@ public final class PgCheckpointStorage implements CheckpointStorage {
       requested[i] = w.requestedId();
       generated[i] = w.generated();
     }
-    Tuple params = head == null ? Tuple.of(users, clients, requested, generated) : Tuple.of(users, clients, requested, generated, head);
+    Tuple params = Tuple.of(users, clients, requested);
+    if (!upsert) {
+      params.addValue(generated);
+    }
+    if (head != null) {
+      params.addValue(head);
+    }
     return client.preparedQuery(sql).execute(params).map(rows -> {
       Map<FullUserId, WriteOutcome> outcomes = new HashMap<>();
       boolean anyPending = false;

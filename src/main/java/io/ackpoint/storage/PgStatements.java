@@ -9,18 +9,40 @@ final class PgStatements {
   private PgStatements() {
   }
 
+  /** {@code pg_current_wal_lsn()} padded to {@code %08X/%08X}, as the source pads it. */
+  private static final String CURRENT_HEAD = """
+      SELECT lpad(split_part(l, '/', 1), 8, '0') || '/' || lpad(split_part(l, '/', 2), 8, '0')
+        FROM (SELECT pg_current_wal_lsn()::text) w(l)""";
+
   static final String STORE_BATCH = storeBatch("SELECT $5::text");
 
   /**
    * {@link #STORE_BATCH} at the head the statement reads itself, {@code pg_current_wal_lsn()} padded
    * to {@code %08X/%08X} (as the source pads it): no round trip of its own for the head.
    */
-  static final String STORE_BATCH_AT_CURRENT_HEAD = storeBatch("""
-      SELECT lpad(split_part(l, '/', 1), 8, '0') || '/' || lpad(split_part(l, '/', 2), 8, '0')
-        FROM (SELECT pg_current_wal_lsn()::text) w(l)""");
+  static final String STORE_BATCH_AT_CURRENT_HEAD = storeBatch(CURRENT_HEAD);
 
   /**
-   * One statement per batch, at the head {@code headQuery} answers; the answer's rows are one per
+   * The batch statement on a table with its unique key: {@link #STORE_BATCH}'s outcome and answer
+   * for a batch whose writes are each generated or supplied, not both ({@code $1} users, {@code $2}
+   * client ids, {@code $3} supplied ids, null for a generated one, {@code $4} the head). Each row is
+   * found once, by the insert's unique check, instead of once to lock it and again to update it
+   * through a chain of planned steps (see {@link #upsertBatch}).
+   */
+  static final String UPSERT_BATCH = upsertBatch("SELECT $4::text");
+
+  /** {@link #UPSERT_BATCH} at the head the statement reads itself, as {@link #STORE_BATCH_AT_CURRENT_HEAD}. */
+  static final String UPSERT_BATCH_AT_CURRENT_HEAD = upsertBatch(CURRENT_HEAD);
+
+  /**
+   * Answers whether the checkpoints table has its unique key on the full user id (installs that held
+   * duplicate rows per user keep a plain index, see {@link PgMigrations}; they take {@link #STORE_BATCH}).
+   */
+  static final String HAS_UNIQUE_KEY = "SELECT to_regclass('ackpoint_write_checkpoints_user_client_key') IS NOT NULL";
+
+  /**
+   * The batch statement of installs without the unique key (they held duplicate rows per user when
+   * it came, see {@link PgMigrations}); one statement per batch, at the head {@code headQuery} answers; the answer's rows are one per
    * user (its greatest id, whether a row of it is pending, and the latest head of its pending rows),
    * then the head. The rows of the batch's users are
    * locked first, in key order, so concurrent batches sharing users queue up instead of
@@ -116,6 +138,102 @@ final class PgStatements {
          GROUP BY t.user_id, t.client_id, t.generated, t.exhausted
       )
       SELECT a.*, (SELECT head FROM head) FROM answer a
+      """.formatted(headQuery);
+  }
+
+  /**
+   * The rows are locked in one key order, existing and new alike, so concurrent batches sharing
+   * users queue up instead of deadlocking: the insert takes its rows in that order and meets each
+   * existing row in its unique check, where {@code ON CONFLICT} locks the row's newest committed
+   * version and decides on it (as {@link #STORE_BATCH} decides on the version it locked). A row
+   * that a concurrent batch created is met and updated too, not missed.
+   *
+   * <p>The update has only the table's columns of the proposed row ({@code excluded}) to go by, so
+   * the proposed row carries the write: a generated write proposes id 1 and no request time (what a
+   * new row of it gets), a supplied one its id and the time (likewise). Which of the two a write is,
+   * is thus told by the request time alone, which is why a write that is both is stored in two
+   * turns ({@link SuppliedAfterGenerated}).
+   *
+   * <p>A row that the update leaves as it is (a generated id exhausted, a supplied id below the
+   * stored one) is still locked by it, and is read back with its lock for the answer once every row
+   * was met: its write is found by taking the rows written from the writes, which reads all of
+   * them first, so this read never locks a row before the insert's turn (a row written answers its
+   * write: a supplied one holds the supplied id, a generated one has no request time). When every
+   * write was answered, a one-time filter skips the read. If this statement's snapshot cannot see
+   * such a row (a concurrent batch created it), its user is missing from the answer and retried, as
+   * in {@link #STORE_BATCH}.
+   *
+   * <p>A supplied id equal to the stored one refreshes its row. If the row is pending, it is queued
+   * again at its head, which changes nothing: an acknowledgement takes every entry of a row at
+   * once, and drops those whose row no longer needs them. A row of an older install that never had
+   * a head is not queued, as the queue's rebuild leaves it.
+   *
+   * <p>Not to be run beside {@link #STORE_BATCH} on one table: that one locks the existing rows
+   * before it inserts the new ones, so the two could each wait for a row the other holds. Which of
+   * them storage takes is a property of the table (its unique key), the same for every batch and
+   * every node of this version.
+   */
+  private static String upsertBatch(String headQuery) {
+    return """
+      WITH head AS MATERIALIZED (
+        SELECT h AS head, jsonb_build_object('1', h) AS lsns FROM (%s) x(h)
+      ),
+      req AS (
+        SELECT r.user_id, r.client_id, r.requested
+          FROM unnest($1::text[], $2::text[], $3::int8[]) AS r(user_id, client_id, requested)
+      ),
+      written AS (
+        INSERT INTO ackpoint_write_checkpoints AS c (user_id, client_id, write_checkpoint, lsns, checkpoint_requested_at)
+        SELECT r.user_id, r.client_id, coalesce(r.requested, 1), (SELECT lsns FROM head),
+               CASE WHEN r.requested IS NOT NULL THEN now() END
+          FROM req r
+         ORDER BY r.user_id, r.client_id
+        ON CONFLICT (user_id, client_id) DO UPDATE
+           SET write_checkpoint = CASE WHEN excluded.checkpoint_requested_at IS NULL THEN c.write_checkpoint + 1
+                                       ELSE excluded.write_checkpoint END,
+               lsns = CASE WHEN c.write_checkpoint = excluded.write_checkpoint AND excluded.checkpoint_requested_at IS NOT NULL
+                             THEN c.lsns
+                           WHEN c.processed_at_lsn IS NOT NULL THEN excluded.lsns
+                           ELSE jsonb_build_object('1',
+                                  greatest(c.lsns->>'1' COLLATE "C", excluded.lsns->>'1' COLLATE "C")) END,
+               processed_at_lsn = CASE WHEN c.write_checkpoint = excluded.write_checkpoint AND excluded.checkpoint_requested_at IS NOT NULL
+                                       THEN c.processed_at_lsn END,
+               acknowledged_checkpoint = CASE WHEN c.processed_at_lsn IS NOT NULL
+                                               AND (c.write_checkpoint < excluded.write_checkpoint OR excluded.checkpoint_requested_at IS NULL)
+                                              THEN c.write_checkpoint ELSE c.acknowledged_checkpoint END,
+               checkpoint_requested_at = excluded.checkpoint_requested_at
+         WHERE CASE WHEN excluded.checkpoint_requested_at IS NULL THEN c.write_checkpoint < 9223372036854775807
+                    ELSE c.write_checkpoint <= excluded.write_checkpoint END
+        RETURNING c.id, c.user_id, c.client_id, c.write_checkpoint, c.processed_at_lsn IS NULL AS pending,
+                  c.lsns->>'1' AS head, c.checkpoint_requested_at IS NULL AS generated
+      ),
+      counted AS MATERIALIZED (
+        SELECT count(*) AS n FROM written
+      ),
+      missing AS MATERIALIZED (
+        SELECT m.user_id, m.client_id, m.requested
+          FROM (SELECT user_id, client_id, requested FROM req
+                EXCEPT ALL
+                SELECT user_id, client_id, CASE WHEN NOT generated THEN write_checkpoint END FROM written) m
+         WHERE (SELECT n FROM counted) < (SELECT count(*) FROM req)
+      ),
+      left_as_is AS (
+        SELECT c.user_id, c.client_id, c.write_checkpoint, c.processed_at_lsn IS NULL AS pending, c.lsns->>'1' AS head,
+               m.requested IS NULL AS exhausted
+          FROM ackpoint_write_checkpoints c JOIN missing m ON m.user_id = c.user_id AND m.client_id = c.client_id
+         ORDER BY c.user_id, c.client_id
+           FOR UPDATE OF c
+      ),
+      queued AS (
+        INSERT INTO ackpoint_pending (id, head, checkpoint)
+        SELECT id, head, write_checkpoint FROM written WHERE pending AND head IS NOT NULL
+      )
+      SELECT user_id, client_id, write_checkpoint, pending, CASE WHEN generated THEN write_checkpoint END, false,
+             CASE WHEN pending THEN head END, (SELECT head FROM head)
+        FROM written
+      UNION ALL
+      SELECT user_id, client_id, write_checkpoint, pending, NULL, exhausted, CASE WHEN pending THEN head END, (SELECT head FROM head)
+        FROM left_as_is
       """.formatted(headQuery);
   }
 
