@@ -42,11 +42,11 @@ import static io.ackpoint.storage.PgStatements.UPSERT_BATCH_AT_CURRENT_HEAD;
 import static io.ackpoint.storage.PgStatements.STORE_CUSTOM;
 
 /**
- * Write checkpoints in PostgreSQL. A whole batch is one prepared statement that takes its rows in
- * key order, so concurrent batches that share users queue up instead of deadlocking: an upsert on a
- * table with its unique key ({@link PgStatements#UPSERT_BATCH}; a user asking for a generated and a
- * supplied id at once is stored in two turns), the older statement that locks the rows before it
- * updates them on a table without ({@link PgStatements#STORE_BATCH}). When
+ * Write checkpoints in PostgreSQL. A batch is one prepared statement (two in turn when a user asks
+ * for a generated and a supplied id at once) that takes its rows in key order, so concurrent batches
+ * that share users queue up instead of deadlocking: an upsert on a table with its unique key
+ * ({@link PgStatements#UPSERT_BATCH}), the older statement that locks the rows before it updates
+ * them on a table without ({@link PgStatements#STORE_BATCH}). When
  * the source is this same database, the statement also reads the head, and the marker follows it
  * in the same round trip ({@link #atCurrentHead}). Pending rows are found through their own queue,
  * written by the same statements (see {@link PgStatements}), so that both updates of a row are HOT.
@@ -113,13 +113,16 @@ public final class PgCheckpointStorage implements CheckpointStorage {
 
   /**
    * Runs {@code store} knowing whether the table has its unique key. No migration drops the key, but
-   * an operator may: the upsert then fails as a whole ({@code 42P10}, it wrote nothing), and this
-   * batch and every later one take {@link PgStatements#STORE_BATCH}.
+   * an operator may: the upsert then fails ({@code 42P10}), this batch is stored again with
+   * {@link PgStatements#STORE_BATCH}, and the next batch asks for the key again (it may have been
+   * built again). The failed statement wrote nothing, but an attempt or a turn of this batch before
+   * it may have committed: its generated users are then raised once more, which leaves an id unused
+   * (ids need only grow; its queue entry is acknowledged like any other).
    */
   private <T> Future<T> withKey(Function<Boolean, Future<T>> store) {
     return keyed().compose(keyed -> store.apply(keyed).recover(e -> {
       if (keyed && e instanceof PgException pg && "42P10".equals(pg.getSqlState())) {
-        this.keyed = Future.succeededFuture(false);
+        this.keyed = null;
         return store.apply(false);
       }
       return Future.failedFuture(e);
@@ -127,8 +130,9 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   }
 
   /**
-   * Whether the table has its unique key. Read once: only a migration adds the key, and it runs
-   * before storage is used; an install that held duplicate rows never gets it.
+   * Whether the table has its unique key. Read once, and again after a failure or a lost key: only a
+   * migration adds the key, and it runs before storage is used; an install that held duplicate rows
+   * never gets it.
    */
   private Future<Boolean> keyed() {
     Future<Boolean> known = keyed;

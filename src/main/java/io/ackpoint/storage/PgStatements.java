@@ -164,14 +164,18 @@ final class PgStatements {
    * in {@link #STORE_BATCH}.
    *
    * <p>A supplied id equal to the stored one refreshes its row. If the row is pending, it is queued
-   * again at its head, which changes nothing: an acknowledgement takes every entry of a row at
-   * once, and drops those whose row no longer needs them. A row of an older install that never had
-   * a head is not queued, as the queue's rebuild leaves it.
+   * again at its head with its id, a copy of the entry its raise queued, which changes nothing: an
+   * acknowledgement decides on the row it locks, so of two such entries taken in one statement or
+   * in two, the second finds the row already processed (or its id already acknowledged) and leaves
+   * it as it is; at most it keeps a marker wanted one acknowledgement longer. A row of an older
+   * install that never had a head is not queued, as the queue's rebuild leaves it.
    *
    * <p>Not to be run beside {@link #STORE_BATCH} on one table: that one locks the existing rows
    * before it inserts the new ones, so the two could each wait for a row the other holds. Which of
    * them storage takes is a property of the table (its unique key), the same for every batch and
-   * every node of this version.
+   * every node of this version. ({@link #STORE_CUSTOM} updates and inserts in no set order, beside
+   * either: a transaction's custom checkpoints could already deadlock with a batch that shares two
+   * of its users; PostgreSQL then ends one of the two, and the follower or the client retries.)
    */
   private static String upsertBatch(String headQuery) {
     return """

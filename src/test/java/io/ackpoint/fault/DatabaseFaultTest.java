@@ -86,7 +86,7 @@ class DatabaseFaultTest {
   @Test
   void aStorageConnectionCutInTheMiddleOfABatchFailsThatBatchWith503AndTheNextSucceeds() {
     start(true, false, false);
-    var cut = proxy.cutWhenClientSends("unnest($1::text[], $2::text[], $3::int8[], $4::bool[])");
+    var cut = proxy.cutWhenClientSends("ON CONFLICT (user_id, client_id) DO UPDATE");
     HttpResponse<Buffer> failed = api.writeCheckpoint2(token, "c1");
     Await.result(cut);
     assertEquals(503, failed.statusCode());

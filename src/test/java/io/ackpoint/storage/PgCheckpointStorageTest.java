@@ -491,6 +491,27 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
         "nothing to wait for");
   }
 
+  /** A row that a lower supplied id leaves as it is answers the head it waits for, read back with its lock. */
+  @Test
+  void aLowerSuppliedIdAnswersTheHeadThePendingRowWaitsFor() {
+    backend.migrate();
+    FullUserId u = FullUserId.of("u", "c");
+    store(StorageBackend.H2, CheckpointWrite.requested(u, 5));
+    assertEquals(new WriteOutcome.Stored(5, 0, true, StorageBackend.H2), outcome(store(StorageBackend.H3, CheckpointWrite.requested(u, 3)), u));
+  }
+
+  /** A pending row refreshed by its own id is queued once more: the acknowledgement still tells it once and empties the queue. */
+  @Test
+  void aPendingRowRefreshedByItsOwnIdIsAcknowledgedOnce() {
+    backend.migrate();
+    FullUserId u = FullUserId.of("u", "c");
+    store(H1, CheckpointWrite.requested(u, 5));
+    store(H1, CheckpointWrite.requested(u, 5));
+    assertEquals(List.of(new Reached(u, 5)), Await.result(backend.storage().markProcessed(H1)));
+    assertEquals(List.of(), Await.result(backend.storage().markProcessed(StorageBackend.H2)));
+    assertEquals(0, sql.count("SELECT count(*) FROM ackpoint_pending WHERE head > ''"));
+  }
+
   private static WriteOutcome outcome(StoredBatch batch, FullUserId user) {
     return batch.outcomes().get(user);
   }

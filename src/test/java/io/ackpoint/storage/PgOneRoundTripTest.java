@@ -115,6 +115,23 @@ class PgOneRoundTripTest {
         .onComplete(test.succeedingThenComplete());
   }
 
+  /** A user asking for a generated and a supplied id at once is stored in two turns, each with its marker behind it. */
+  @Test
+  void aWriteBothGeneratedAndSuppliedIsStoredInTwoTurnsAndTheLaterHeadStandsForBoth(VertxTestContext test) {
+    writer.storeAtCurrentHead(List.of(new CheckpointWrite(ALICE, true, 5L)))
+        .compose(batch -> decoded().map(changes -> {
+          test.verify(() -> {
+            assertEquals(new WriteOutcome.Stored(5, 1, true, batch.head()), batch.stored().outcomes().get(ALICE));
+            assertEquals(List.of("BEGIN", "table public.ackpoint_write_checkpoints: INSERT", "COMMIT",
+                "message: transactional: 0 prefix: ackpoint",
+                "BEGIN", "table public.ackpoint_write_checkpoints: UPDATE", "COMMIT",
+                "message: transactional: 0 prefix: ackpoint"), changes);
+          });
+          return null;
+        }))
+        .onComplete(test.succeedingThenComplete());
+  }
+
   @Test
   void theHeadIsTheSourcesPositionFormat(VertxTestContext test) {
     Future<HeadedBatch> stored = writer.storeAtCurrentHead(List.of(CheckpointWrite.generated(ALICE)));

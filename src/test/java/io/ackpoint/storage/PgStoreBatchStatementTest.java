@@ -3,10 +3,9 @@ package io.ackpoint.storage;
 import io.vertx.sqlclient.Pool;
 
 /**
- * The same contract through {@link PgStatements#STORE_BATCH} alone, the statement of installs without
- * the unique key and of batches in which a user's write is both generated and supplied: on a keyed
- * table most batches take {@link PgStatements#UPSERT_BATCH}, so without this class the older
- * statement would be tried on few of the contract's cases.
+ * The same contract through {@link PgStatements#STORE_BATCH}, the statement of installs without the
+ * unique key: on a keyed table every batch takes {@link PgStatements#UPSERT_BATCH}, so without this
+ * class the older statement would be tried only on the contract's cases of duplicate rows.
  */
 class PgStoreBatchStatementTest extends PgCheckpointStorageTest {
 
