@@ -1,5 +1,7 @@
 package io.ackpoint.core;
 
+import java.util.function.BinaryOperator;
+
 /**
  * A batch stored at a replication head: every row it made pending carries that head. {@code marker}:
  * the position of the marker written right behind the batch, after its commit, when the batch and
@@ -22,7 +24,12 @@ public record HeadedBatch(String head, StoredBatch stored, String marker) implem
    * no less, and is never acknowledged early. The later marker, too, follows both commits.
    */
   public HeadedBatch plus(HeadedBatch other) {
-    return new HeadedBatch(PositionFormat.later(head, other.head), stored.plus(other.stored),
+    return plus(other, (first, second) -> second);
+  }
+
+  /** As {@link #plus(HeadedBatch)}; a user stored in both parts is answered {@code sameUser} of its two outcomes. */
+  public HeadedBatch plus(HeadedBatch other, BinaryOperator<WriteOutcome> sameUser) {
+    return new HeadedBatch(PositionFormat.later(head, other.head), stored.plus(other.stored, sameUser),
         PositionFormat.later(marker, other.marker));
   }
 }

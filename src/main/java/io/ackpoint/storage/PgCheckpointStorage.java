@@ -102,7 +102,8 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   @Override
   public Future<StoredBatch> store(String head, List<CheckpointWrite> writes) {
     return withKey(keyed -> keyed
-            ? SuppliedAfterGenerated.store(writes, part -> storeAt(head, part, true), SuppliedAfterGenerated::merge)
+            ? SuppliedAfterGenerated.store(writes, part -> storeAt(head, part, true),
+                (first, second) -> first.plus(second, SuppliedAfterGenerated::merge))
             : storeAt(head, writes, false))
         .recover(e -> Future.failedFuture(storeFailure(e)));
   }
@@ -151,7 +152,8 @@ public final class PgCheckpointStorage implements CheckpointStorage {
    */
   public HeadStoringWriter atCurrentHead(BiFunction<SqlClient, String, Future<String>> marker) {
     return writes -> withKey(keyed -> pool.withConnection(conn -> keyed
-            ? SuppliedAfterGenerated.store(writes, part -> storeAtCurrentHead(conn, part, true, marker), SuppliedAfterGenerated::merge)
+            ? SuppliedAfterGenerated.store(writes, part -> storeAtCurrentHead(conn, part, true, marker),
+                (first, second) -> first.plus(second, SuppliedAfterGenerated::merge))
             : storeAtCurrentHead(conn, writes, false, marker)))
         .recover(e -> Future.failedFuture(storeFailure(e)));
   }
@@ -193,17 +195,16 @@ public final class PgCheckpointStorage implements CheckpointStorage {
     String[] users = new String[n];
     String[] clients = new String[n];
     Long[] requested = new Long[n];
-    Boolean[] generated = new Boolean[n];
     for (int i = 0; i < n; i++) {
       CheckpointWrite w = writes.get(i);
       users[i] = w.user().userId();
       clients[i] = w.user().clientId();
       requested[i] = w.requestedId();
-      generated[i] = w.generated();
     }
     Tuple params = Tuple.of(users, clients, requested);
     if (!upsert) {
-      params.addValue(generated);
+      // The upsert tells a generated write by its supplied id alone (null), STORE_BATCH by a flag.
+      params.addValue(writes.stream().map(CheckpointWrite::generated).toArray(Boolean[]::new));
     }
     if (head != null) {
       params.addValue(head);

@@ -1,16 +1,10 @@
 package io.ackpoint.storage;
 
 import io.ackpoint.core.CheckpointWrite;
-import io.ackpoint.core.FullUserId;
-import io.ackpoint.core.HeadedBatch;
-import io.ackpoint.core.PositionFormat;
-import io.ackpoint.core.StoredBatch;
 import io.ackpoint.core.WriteOutcome;
 import io.vertx.core.Future;
 
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.BinaryOperator;
 import java.util.function.Function;
 
@@ -26,32 +20,24 @@ final class SuppliedAfterGenerated {
   private SuppliedAfterGenerated() {
   }
 
-  /** Stores {@code writes} with {@code store}, in two turns if a write is both generated and supplied. */
+  /**
+   * Stores {@code writes} with {@code store}, in two turns if a write is both generated and
+   * supplied; {@code plus} puts the two turns' results together, answering a user of both with
+   * {@link #merge}.
+   */
   static <B> Future<B> store(List<CheckpointWrite> writes, Function<List<CheckpointWrite>, Future<B>> store,
-                             BinaryOperator<B> merge) {
+                             BinaryOperator<B> plus) {
     List<CheckpointWrite> supplied = writes.stream().filter(SuppliedAfterGenerated::both)
         .map(w -> CheckpointWrite.requested(w.user(), w.requestedId())).toList();
     if (supplied.isEmpty()) {
       return store.apply(writes);
     }
     List<CheckpointWrite> generated = writes.stream().map(w -> both(w) ? CheckpointWrite.generated(w.user()) : w).toList();
-    return store.apply(generated).compose(first -> store.apply(supplied).map(second -> merge.apply(first, second)));
+    return store.apply(generated).compose(first -> store.apply(supplied).map(second -> plus.apply(first, second)));
   }
 
   private static boolean both(CheckpointWrite write) {
     return write.generated() && write.requestedId() != null;
-  }
-
-  static StoredBatch merge(StoredBatch first, StoredBatch second) {
-    Map<FullUserId, WriteOutcome> outcomes = new HashMap<>(first.outcomes());
-    second.outcomes().forEach((user, supplied) -> outcomes.merge(user, supplied, SuppliedAfterGenerated::merge));
-    return new StoredBatch(outcomes, first.shouldAdvance() || second.shouldAdvance());
-  }
-
-  /** As {@link HeadedBatch#plus}: the later head and the later marker stand for both turns. */
-  static HeadedBatch merge(HeadedBatch first, HeadedBatch second) {
-    return new HeadedBatch(PositionFormat.later(first.head(), second.head()), merge(first.stored(), second.stored()),
-        PositionFormat.later(first.marker(), second.marker()));
   }
 
   /**
