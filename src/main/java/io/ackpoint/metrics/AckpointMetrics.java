@@ -135,8 +135,9 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
   public void acknowledgedAt(String marker) {
     long ordinal = positions.ordinal(marker);
     synchronized (storedAt) {
-      // The marker rides behind the batch on its connection, so the follower can apply it before
-      // this callback runs: the batch then waited for nothing after it was stored.
+      // The marker is committed with the batch (or rides behind it on its connection), so the
+      // follower can apply it before this callback runs: the batch then waited for nothing after it
+      // was stored.
       if (ordinal <= lastApplied.get()) {
         acknowledgementLatency.record(0, TimeUnit.NANOSECONDS);
       } else {

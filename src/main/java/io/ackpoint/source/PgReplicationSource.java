@@ -23,6 +23,13 @@ public final class PgReplicationSource implements ReplicationSource {
   // synchronous_commit is on) flushes it, and it is decoded at that commit.
   private static final String EMIT_MARKER_FLUSH = "SELECT pg_logical_emit_message(false, $1, $2, true)";
   private static final String EMIT_MARKER = "SELECT pg_logical_emit_message(true, $1, $2)";
+  /**
+   * The marker as an SQL call inside a statement that stores checkpoints in this source's database
+   * (answering its position): transactional, so that it is decoded at that statement's commit, once
+   * the rows it stands for are committed, and the commit (a durable one, see PgPools) flushes it on
+   * every version. The follower observes it at the commit's position.
+   */
+  public static final String MARKER_IN_TRANSACTION = "pg_logical_emit_message(true, '" + MARKER_PREFIX + "', 'ping')";
   private static final String SLOT_STATE = """
       SELECT confirmed_flush_lsn::text,
              pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::int8,

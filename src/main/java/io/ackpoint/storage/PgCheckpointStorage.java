@@ -36,9 +36,7 @@ import static io.ackpoint.storage.PgStatements.LATEST_ACKNOWLEDGED;
 import static io.ackpoint.storage.PgStatements.MARK_PROCESSED;
 import static io.ackpoint.storage.PgStatements.HAS_UNIQUE_KEY;
 import static io.ackpoint.storage.PgStatements.STORE_BATCH;
-import static io.ackpoint.storage.PgStatements.STORE_BATCH_AT_CURRENT_HEAD;
 import static io.ackpoint.storage.PgStatements.UPSERT_BATCH;
-import static io.ackpoint.storage.PgStatements.UPSERT_BATCH_AT_CURRENT_HEAD;
 import static io.ackpoint.storage.PgStatements.STORE_CUSTOM;
 
 /**
@@ -109,7 +107,8 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   }
 
   private Future<StoredBatch> storeAt(String head, List<CheckpointWrite> writes, boolean upsert) {
-    return Attempts.run(writes, MAX_ATTEMPTS, attempt -> attempt(pool, upsert, attempt, head, new LatestHead()));
+    return Attempts.run(writes, MAX_ATTEMPTS, attempt -> attempt(pool, upsert ? UPSERT_BATCH : STORE_BATCH, upsert, attempt, head,
+        new LatestHead(), new LatestHead()));
   }
 
   /**
@@ -146,30 +145,54 @@ public final class PgCheckpointStorage implements CheckpointStorage {
 
   /**
    * This storage as a {@link HeadStoringWriter}, when the source is this storage's database (the
-   * caller knows): each attempt reads the head inside its statement, and {@code marker} writes the
-   * source's marker on the same connection right behind it, sent without waiting for the answer,
-   * if the query it is given finds a checkpoint still pending then.
+   * caller knows): each statement reads the head itself and writes the source's marker inside its
+   * own transaction with {@code markerCall} (an SQL call that writes one and answers its position),
+   * if the batch left a checkpoint pending. Head, rows and marker: one round trip, one commit. For
+   * the one case that needs the marker after the commit, see {@link HeadStoringWriter}.
    */
-  public HeadStoringWriter atCurrentHead(BiFunction<SqlClient, String, Future<String>> marker) {
+  public HeadStoringWriter atCurrentHeadMarkedWithin(String markerCall) {
+    return atCurrentHead(new HeadStatements(PgStatements.storeBatchAtCurrentHead(markerCall),
+        PgStatements.upsertBatchAtCurrentHead(markerCall), null));
+  }
+
+  /**
+   * This storage as a {@link HeadStoringWriter} whose marker follows each statement's commit: {@code
+   * marker} writes the source's marker on the same connection right behind the statement, sent
+   * without waiting for its answer, if the query it is given finds a checkpoint still pending then.
+   */
+  public HeadStoringWriter atCurrentHeadMarkedAfter(BiFunction<SqlClient, String, Future<String>> marker) {
+    return atCurrentHead(new HeadStatements(PgStatements.storeBatchAtCurrentHead(null),
+        PgStatements.upsertBatchAtCurrentHead(null), marker));
+  }
+
+  /** The statements of a {@link HeadStoringWriter}, and the marker behind them (null when they write it themselves). */
+  private record HeadStatements(String store, String upsert, BiFunction<SqlClient, String, Future<String>> markerAfter) {
+  }
+
+  private HeadStoringWriter atCurrentHead(HeadStatements statements) {
     return writes -> withKey(keyed -> pool.withConnection(conn -> keyed
-            ? SuppliedAfterGenerated.store(writes, part -> storeAtCurrentHead(conn, part, true, marker),
+            ? SuppliedAfterGenerated.store(writes, part -> storeAtCurrentHead(conn, part, true, statements),
                 (first, second) -> first.plus(second, SuppliedAfterGenerated::merge))
-            : storeAtCurrentHead(conn, writes, false, marker)))
+            : storeAtCurrentHead(conn, writes, false, statements)))
         .recover(e -> Future.failedFuture(storeFailure(e)));
   }
 
   private static Future<HeadedBatch> storeAtCurrentHead(SqlConnection conn, List<CheckpointWrite> writes, boolean upsert,
-                                                        BiFunction<SqlClient, String, Future<String>> marker) {
+                                                        HeadStatements statements) {
+    String sql = upsert ? statements.upsert() : statements.store();
     LatestHead head = new LatestHead();
-    LatestHead written = new LatestHead();
+    LatestHead marker = new LatestHead();
     return Attempts.run(writes, MAX_ATTEMPTS, attempt -> {
-      Future<Attempts.Attempt> stored = attempt(conn, upsert, attempt, null, head);
-      Future<String> marked = marker.apply(conn, ANY_PENDING);
+      Future<Attempts.Attempt> stored = attempt(conn, sql, upsert, attempt, null, head, marker);
+      if (statements.markerAfter() == null) {
+        return stored;
+      }
+      Future<String> marked = statements.markerAfter().apply(conn, ANY_PENDING);
       return stored.compose(done -> marked.map(position -> {
-        written.seen(position);
+        marker.seen(position);
         return done;
       }));
-    }).map(stored -> new HeadedBatch(head.value, stored, written.value.isEmpty() ? null : written.value));
+    }).map(stored -> new HeadedBatch(head.value, stored, marker.value.isEmpty() ? null : marker.value));
   }
 
   /** The latest position the attempts of one batch stored at (or marked at); it stands for all of them (see {@link HeadedBatch#plus}). */
@@ -184,13 +207,12 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   }
 
   /**
-   * One attempt at {@code head}, or at the current head when it is null; {@code upsert}: with
-   * {@link PgStatements#UPSERT_BATCH}, whose writes are each generated or supplied, not both.
+   * One attempt of {@code sql} at {@code head}, or at the current head when it is null; {@code upsert}:
+   * an {@link PgStatements#UPSERT_BATCH}, whose writes are each generated or supplied, not both.
+   * {@code heads} and {@code markers} learn the head the statement stored at and the marker it wrote.
    */
-  private static Future<Attempts.Attempt> attempt(SqlClient client, boolean upsert, List<CheckpointWrite> writes, String head,
-                                                  LatestHead heads) {
-    String sql = upsert ? (head == null ? UPSERT_BATCH_AT_CURRENT_HEAD : UPSERT_BATCH)
-        : (head == null ? STORE_BATCH_AT_CURRENT_HEAD : STORE_BATCH);
+  private static Future<Attempts.Attempt> attempt(SqlClient client, String sql, boolean upsert, List<CheckpointWrite> writes,
+                                                  String head, LatestHead heads, LatestHead markers) {
     int n = writes.size();
     String[] users = new String[n];
     String[] clients = new String[n];
@@ -222,6 +244,7 @@ public final class PgCheckpointStorage implements CheckpointStorage {
             ? new WriteOutcome.Exhausted(checkpoint, userPending)
             : new WriteOutcome.Stored(checkpoint, generatedId == null ? 0 : generatedId, userPending, row.getString(6)));
         heads.seen(row.getString(7));
+        markers.seen(row.getString(8));
       }
       List<CheckpointWrite> missing = new ArrayList<>();
       for (CheckpointWrite w : writes) {

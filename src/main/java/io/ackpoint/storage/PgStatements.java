@@ -10,29 +10,71 @@ final class PgStatements {
   }
 
   /** {@code pg_current_wal_lsn()} padded to {@code %08X/%08X}, as the source pads it. */
-  private static final String CURRENT_HEAD = """
-      SELECT lpad(split_part(l, '/', 1), 8, '0') || '/' || lpad(split_part(l, '/', 2), 8, '0')
-        FROM (SELECT pg_current_wal_lsn()::text) w(l)""";
-
-  static final String STORE_BATCH = storeBatch("SELECT $5::text");
+  private static final String CURRENT_HEAD = padded("SELECT pg_current_wal_lsn()::text");
 
   /**
-   * {@link #STORE_BATCH} at the head the statement reads itself, {@code pg_current_wal_lsn()} padded
-   * to {@code %08X/%08X} (as the source pads it): no round trip of its own for the head.
+   * The one position (text) {@code positionQuery} answers, if any, padded to {@code %08X/%08X} as the
+   * source pads it. The query is a subquery of its own, never pulled up, so that a volatile
+   * function in it runs once.
    */
-  static final String STORE_BATCH_AT_CURRENT_HEAD = storeBatch(CURRENT_HEAD);
+  private static String padded(String positionQuery) {
+    return "SELECT lpad(split_part(l, '/', 1), 8, '0') || '/' || lpad(split_part(l, '/', 2), 8, '0') FROM ("
+        + positionQuery + ") w(l)";
+  }
+
+  /** The batch statement of installs without the unique key, at a head the caller read ({@code $5}); see {@link #storeBatch}. */
+  static final String STORE_BATCH = storeBatch("SELECT $5::text", null);
 
   /**
-   * The batch statement on a table with its unique key: {@link #STORE_BATCH}'s outcome and answer
-   * for a batch whose writes are each generated or supplied, not both ({@code $1} users, {@code $2}
-   * client ids, {@code $3} supplied ids, null for a generated one, {@code $4} the head). Each row is
-   * found once, by the insert's unique check, instead of once to lock it and again to update it
-   * through a chain of planned steps (see {@link #upsertBatch}).
+   * The batch statement on a table with its unique key, at a head the caller read: {@link #STORE_BATCH}'s
+   * outcome and answer for a batch whose writes are each generated or supplied, not both ({@code $1}
+   * users, {@code $2} client ids, {@code $3} supplied ids, null for a generated one, {@code $4} the
+   * head). Each row is found once, by the insert's unique check, instead of once to lock it and again
+   * to update it through a chain of planned steps (see {@link #upsertBatch}).
    */
-  static final String UPSERT_BATCH = upsertBatch("SELECT $4::text");
+  static final String UPSERT_BATCH = upsertBatch("SELECT $4::text", null);
 
-  /** {@link #UPSERT_BATCH} at the head the statement reads itself, as {@link #STORE_BATCH_AT_CURRENT_HEAD}. */
-  static final String UPSERT_BATCH_AT_CURRENT_HEAD = upsertBatch(CURRENT_HEAD);
+  /**
+   * {@link #STORE_BATCH} when the source is this database: the statement reads the head itself
+   * ({@code pg_current_wal_lsn()}, padded as the source pads it) and writes the source's marker in
+   * its own transaction ({@code markerCall}, see {@link #marker}): head, rows and marker in one round
+   * trip and one commit.
+   */
+  static String storeBatchAtCurrentHead(String markerCall) {
+    return storeBatch(CURRENT_HEAD, markerCall);
+  }
+
+  /** {@link #UPSERT_BATCH} when the source is this database, as {@link #storeBatchAtCurrentHead}. */
+  static String upsertBatchAtCurrentHead(String markerCall) {
+    return upsertBatch(CURRENT_HEAD, markerCall);
+  }
+
+  /**
+   * The answer's last column: the position of the marker that {@code markerCall} (an SQL call that
+   * writes one into the statement's transaction and answers its position) wrote if the batch
+   * {@code leftPending} (a condition on the statement's CTEs) or the pending queue lost its proof of
+   * completeness (so that the acknowledgement that follows rebuilds it); null if it wrote none, and
+   * always null without a call. Its CTE, or "" without one.
+   *
+   * <p>Why a marker in the batch's own transaction is enough: it is decoded at that transaction's
+   * commit, after the batch's rows are visible, and the follower observes it at the commit's
+   * position, after every head the batch stored (each read before the marker was written, at the
+   * statement's start). A pending row of the answer that holds another batch's head has that
+   * batch's marker, committed with that batch. A marker of a statement that fails is rolled back
+   * with its rows.
+   */
+  private static String marker(String markerCall, String leftPending) {
+    return markerCall == null ? "" : """
+      ,
+      marker AS MATERIALIZED (
+        %s
+      )""".formatted(padded("SELECT (" + markerCall + ")::text WHERE (SELECT head FROM head) IS NOT NULL AND ("
+        + leftPending + " OR NOT " + QUEUE_COMPLETE + ")"));
+  }
+
+  private static String markerColumn(String markerCall) {
+    return markerCall == null ? "NULL::text" : "(SELECT * FROM marker)";
+  }
 
   /**
    * Answers whether the checkpoints table has its unique key on the full user id (installs that held
@@ -61,7 +103,7 @@ final class PgStatements {
    * across them. A user whose row was created by a
    * concurrent batch after this statement's snapshot is missing from the answer and retried.
    */
-  private static String storeBatch(String headQuery) {
+  private static String storeBatch(String headQuery, String markerCall) {
     return """
       WITH head AS MATERIALIZED (
         SELECT h AS head, jsonb_build_object('1', h) AS lsns FROM (%s) x(h)
@@ -136,9 +178,9 @@ final class PgStatements {
                t.generated, t.exhausted, max(o.head COLLATE "C") FILTER (WHERE o.pending) AS pending_head
           FROM target t JOIN outcome o ON o.user_id = t.user_id AND o.client_id = t.client_id
          GROUP BY t.user_id, t.client_id, t.generated, t.exhausted
-      )
-      SELECT a.*, (SELECT head FROM head) FROM answer a
-      """.formatted(headQuery);
+      )%s
+      SELECT a.*, (SELECT head FROM head), %s FROM answer a
+      """.formatted(headQuery, marker(markerCall, "EXISTS (SELECT 1 FROM answer WHERE pending)"), markerColumn(markerCall));
   }
 
   /**
@@ -177,7 +219,7 @@ final class PgStatements {
    * either: a transaction's custom checkpoints could already deadlock with a batch that shares two
    * of its users; PostgreSQL then ends one of the two, and the follower or the client retries.)
    */
-  private static String upsertBatch(String headQuery) {
+  private static String upsertBatch(String headQuery, String markerCall) {
     return """
       WITH head AS MATERIALIZED (
         SELECT h AS head, jsonb_build_object('1', h) AS lsns FROM (%s) x(h)
@@ -231,14 +273,16 @@ final class PgStatements {
       queued AS (
         INSERT INTO ackpoint_pending (id, head, checkpoint)
         SELECT id, head, write_checkpoint FROM written WHERE pending AND head IS NOT NULL
-      )
+      )%s
       SELECT user_id, client_id, write_checkpoint, pending, CASE WHEN generated THEN write_checkpoint END, false,
-             CASE WHEN pending THEN head END, (SELECT head FROM head)
+             CASE WHEN pending THEN head END, (SELECT head FROM head), %s
         FROM written
       UNION ALL
-      SELECT user_id, client_id, write_checkpoint, pending, NULL, exhausted, CASE WHEN pending THEN head END, (SELECT head FROM head)
+      SELECT user_id, client_id, write_checkpoint, pending, NULL, exhausted, CASE WHEN pending THEN head END, (SELECT head FROM head), %s
         FROM left_as_is
-      """.formatted(headQuery);
+      """.formatted(headQuery,
+        marker(markerCall, "(EXISTS (SELECT 1 FROM written WHERE pending) OR EXISTS (SELECT 1 FROM left_as_is WHERE pending))"),
+        markerColumn(markerCall), markerColumn(markerCall));
   }
 
   /**

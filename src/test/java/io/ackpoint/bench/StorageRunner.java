@@ -39,11 +39,11 @@ import java.util.function.Function;
  *
  * <p>The two loops, alternated A, B, A, B on one server, on the same users and batch sizes:
  * <ul>
- * <li>Ackpoint: {@link PgCheckpointStorage} as the service runs it on one database (the batch
- * statement at the current head with the marker behind it on its connection, then the
+ * <li>Ackpoint: {@link PgCheckpointStorage} as a standalone service runs it on one database (the
+ * batch statement at the current head with the marker in its transaction, then the
  * acknowledgement statement at the marker's position);
  * <li>the yardstick: a plain {@code UPDATE} of the batch's rows in a table of the same shape (new id
- * and head, nothing else decided), the same marker, and an acknowledgement that writes one row
+ * and head, nothing else decided), the same marker in its transaction, and an acknowledgement that writes one row
  * (the position reached). What a design costs that writes each checkpoint once and records
  * progress once per position, with the same statements and flushes per batch; not a correct
  * storage (nothing is locked in order, nothing is answered per user, no row is ever pending).
@@ -65,13 +65,16 @@ public final class StorageRunner {
   private static final String YARDSTICK_TABLE = "ackpoint_bench_yardstick";
   private static final String YARDSTICK_POSITION = "ackpoint_bench_yardstick_position";
   private static final String YARDSTICK_WRITE = """
-      UPDATE %s c
-         SET write_checkpoint = c.write_checkpoint + 1, lsns = jsonb_build_object('1', pg_current_wal_lsn()::text),
-             checkpoint_requested_at = now()
-        FROM unnest($1::text[], $2::text[]) r(user_id, client_id)
-       WHERE c.user_id = r.user_id AND c.client_id = r.client_id
-      RETURNING c.user_id, c.client_id, c.write_checkpoint
-      """.formatted(YARDSTICK_TABLE);
+      WITH written AS (
+        UPDATE %s c
+           SET write_checkpoint = c.write_checkpoint + 1, lsns = jsonb_build_object('1', pg_current_wal_lsn()::text),
+               checkpoint_requested_at = now()
+          FROM unnest($1::text[], $2::text[]) r(user_id, client_id)
+         WHERE c.user_id = r.user_id AND c.client_id = r.client_id
+        RETURNING c.user_id, c.client_id, c.write_checkpoint
+      )
+      SELECT (%s)::text FROM (SELECT count(*) FROM written) w
+      """.formatted(YARDSTICK_TABLE, PgReplicationSource.MARKER_IN_TRANSACTION);
   private static final String YARDSTICK_ACKNOWLEDGE = "UPDATE %s SET position = $1".formatted(YARDSTICK_POSITION);
 
   record Sample(long batches, double serverCpuSeconds) {
@@ -82,7 +85,6 @@ public final class StorageRunner {
 
   private final Pool pool;
   private final long postmasterPid;
-  private final PgReplicationSource source;
   private final PgCheckpointStorage storage;
   private final HeadStoringWriter writer;
   private final List<FullUserId> users = new ArrayList<>();
@@ -93,10 +95,9 @@ public final class StorageRunner {
   private StorageRunner(Pool pool, long postmasterPid) {
     this.pool = pool;
     this.postmasterPid = postmasterPid;
-    this.source = new PgReplicationSource(pool);
     this.storage = new PgCheckpointStorage(pool);
-    // As the service wires storage and source on one database (Backends).
-    this.writer = storage.atCurrentHead(source::forceMarkerIf);
+    // As a standalone service wires storage and source on one database (Backends).
+    this.writer = storage.atCurrentHeadMarkedWithin(PgReplicationSource.MARKER_IN_TRANSACTION);
     for (int i = 0; i < USERS; i++) {
       users.add(FullUserId.of("bench-user-" + i, "bench"));
     }
@@ -276,11 +277,9 @@ public final class StorageRunner {
   private Future<?> yardstickBatch(List<FullUserId> chosen) {
     String[] ids = chosen.stream().map(FullUserId::userId).toArray(String[]::new);
     String[] clients = chosen.stream().map(FullUserId::clientId).toArray(String[]::new);
-    return pool.withConnection(conn -> {
-      Future<?> written = conn.preparedQuery(YARDSTICK_WRITE).execute(Tuple.tuple(List.of(ids, clients)));
-      Future<String> marked = source.forceMarkerIf(conn, "SELECT 1");
-      return written.compose(v -> marked);
-    }).compose(position -> pool.preparedQuery(YARDSTICK_ACKNOWLEDGE).execute(Tuple.of(position)));
+    return pool.preparedQuery(YARDSTICK_WRITE).execute(Tuple.tuple(List.of(ids, clients)))
+        .map(rows -> rows.iterator().next().getString(0))
+        .compose(position -> pool.preparedQuery(YARDSTICK_ACKNOWLEDGE).execute(Tuple.of(position)));
   }
 
   private static double mean(List<Sample> samples) {

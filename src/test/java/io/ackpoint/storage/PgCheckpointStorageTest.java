@@ -6,6 +6,7 @@ import io.ackpoint.core.FullUserId;
 import io.ackpoint.core.Reached;
 import io.ackpoint.core.StoredBatch;
 import io.ackpoint.core.WriteOutcome;
+import io.ackpoint.source.PgReplicationSource;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.Sql;
 import io.ackpoint.support.TestDatabase;
@@ -400,6 +401,21 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
     assertEquals(List.of(), joined);
     JsonObject missing = subplan(plan, "CTE missing");
     assertTrue(missing != null && missing.containsKey("One-Time Filter"), "the writes left are found behind a one-time filter: " + missing);
+  }
+
+  /** The upsert that writes the source's marker in its transaction (a standalone Ackpoint's) plans as the upsert does. */
+  @Test
+  void theUpsertWithItsMarkersGenericPlanScansNoCteOncePerRow() {
+    backend.migrate();
+    sql.query("INSERT INTO ackpoint_write_checkpoints (user_id, client_id, write_checkpoint, lsns, processed_at_lsn)"
+        + " SELECT 'u' || g, 'c', 1, jsonb_build_object('1', '" + H1 + "'), '" + H1 + "' FROM generate_series(1, 1000) g");
+    sql.query("ANALYZE ackpoint_write_checkpoints");
+    JsonObject plan = genericPlan("batch(text[], text[], int8[])",
+        PgStatements.upsertBatchAtCurrentHead(PgReplicationSource.MARKER_IN_TRANSACTION),
+        "batch(ARRAY['u1'], ARRAY['c'], ARRAY[NULL::int8])");
+    List<String> joined = new ArrayList<>();
+    cteJoins(plan, joined);
+    assertEquals(List.of(), joined);
   }
 
   /** The generic plan of {@code statement}, prepared as {@code signature} and run as {@code execution}. */

@@ -25,12 +25,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Source and storage one PostgreSQL database: a batch is one statement that reads the head and
- * stores the rows at it, and the source's marker follows on the same connection in the same round
- * trip, after the rows' commit. What replication carries is read from a test_decoding slot of the
+ * stores the rows at it, and writes the source's marker in its own transaction (a standalone
+ * Ackpoint), or the marker follows on the same connection in the same round trip, after the rows'
+ * commit (a node of a cluster). What replication carries is read from a test_decoding slot of the
  * test's database.
  */
 @ExtendWith(VertxExtension.class)
@@ -40,14 +42,18 @@ class PgOneRoundTripTest {
 
   private Pool pool;
   private PgCheckpointStorage storage;
+  /** The writer of a node of a cluster: its marker follows the commit. */
   private HeadStoringWriter writer;
+  /** The writer of a standalone Ackpoint: its marker is committed with the rows. */
+  private HeadStoringWriter within;
   private String slot;
 
   @BeforeEach
   void open(Vertx vertx, VertxTestContext test) {
     pool = PgBuilder.pool().connectingTo(PgConnectOptions.fromUri(TestDatabase.freshDatabase())).using(vertx).build();
     storage = new PgCheckpointStorage(pool);
-    writer = storage.atCurrentHead(new PgReplicationSource(pool)::forceMarkerIf);
+    writer = storage.atCurrentHeadMarkedAfter(new PgReplicationSource(pool)::forceMarkerIf);
+    within = storage.atCurrentHeadMarkedWithin(PgReplicationSource.MARKER_IN_TRANSACTION);
     slot = "one_statement_" + System.nanoTime();
     PgMigrations.migrate(pool)
         .compose(v -> pool.preparedQuery("SELECT pg_create_logical_replication_slot($1, 'test_decoding')").execute(Tuple.of(slot)))
@@ -126,6 +132,74 @@ class PgOneRoundTripTest {
                 "message: transactional: 0 prefix: ackpoint",
                 "BEGIN", "table public.ackpoint_write_checkpoints: UPDATE", "COMMIT",
                 "message: transactional: 0 prefix: ackpoint"), changes);
+          });
+          return null;
+        }))
+        .onComplete(test.succeedingThenComplete());
+  }
+
+  @Test
+  void aStandaloneBatchCommitsItsMarkerWithItsRows(VertxTestContext test) {
+    within.storeAtCurrentHead(List.of(CheckpointWrite.generated(ALICE)))
+        .compose(batch -> decoded().map(changes -> {
+          test.verify(() -> {
+            assertEquals(new WriteOutcome.Stored(1, 1, true, batch.head()), batch.stored().outcomes().get(ALICE));
+            assertEquals(List.of("BEGIN", "table public.ackpoint_write_checkpoints: INSERT",
+                "message: transactional: 1 prefix: ackpoint", "COMMIT"), changes);
+            assertEquals(Lsn.normalize(batch.marker()), batch.marker(), "padded as the follower pads positions");
+            assertTrue(batch.marker().compareTo(batch.head()) > 0, batch.head() + " < " + batch.marker());
+          });
+          return null;
+        }))
+        .onComplete(test.succeedingThenComplete());
+  }
+
+  @Test
+  void aStandaloneBatchWithNothingPendingAfterItWritesNoMarker(VertxTestContext test) {
+    within.storeAtCurrentHead(List.of(CheckpointWrite.requested(ALICE, 5)))
+        .compose(first -> storage.markProcessed(first.head()))
+        .compose(marked -> decoded())
+        .compose(skipped -> within.storeAtCurrentHead(List.of(CheckpointWrite.requested(ALICE, 3))))
+        .compose(stale -> decoded().map(changes -> {
+          test.verify(() -> {
+            assertEquals(new WriteOutcome.Stored(5, 0, false), stale.stored().outcomes().get(ALICE));
+            assertNull(stale.marker());
+            assertEquals(List.of(), changes, "neither rows nor a marker");
+          });
+          return null;
+        }))
+        .onComplete(test.succeedingThenComplete());
+  }
+
+  @Test
+  void aStandaloneBatchAfterACrashEmptiedThePendingQueueWritesAMarkerSoThatTheQueueIsRebuilt(VertxTestContext test) {
+    within.storeAtCurrentHead(List.of(CheckpointWrite.requested(ALICE, 5)))
+        .compose(first -> storage.markProcessed(first.head()))
+        .compose(marked -> decoded())
+        .compose(skipped -> pool.query("TRUNCATE ackpoint_pending").execute())
+        .compose(emptied -> within.storeAtCurrentHead(List.of(CheckpointWrite.requested(ALICE, 3))))
+        .compose(stale -> decoded().map(changes -> {
+          test.verify(() -> {
+            assertEquals(new WriteOutcome.Stored(5, 0, false), stale.stored().outcomes().get(ALICE));
+            // (After the TRUNCATE's own empty transaction: an unlogged table's changes are not decoded.)
+            assertEquals(List.of("BEGIN", "message: transactional: 1 prefix: ackpoint", "COMMIT"),
+                changes.subList(changes.size() - 3, changes.size()), changes.toString());
+          });
+          return null;
+        }))
+        .onComplete(test.succeedingThenComplete());
+  }
+
+  @Test
+  void aStandaloneWriteBothGeneratedAndSuppliedCommitsAMarkerWithEachTurn(VertxTestContext test) {
+    within.storeAtCurrentHead(List.of(new CheckpointWrite(ALICE, true, 5L)))
+        .compose(batch -> decoded().map(changes -> {
+          test.verify(() -> {
+            assertEquals(new WriteOutcome.Stored(5, 1, true, batch.head()), batch.stored().outcomes().get(ALICE));
+            assertEquals(List.of("BEGIN", "table public.ackpoint_write_checkpoints: INSERT",
+                "message: transactional: 1 prefix: ackpoint", "COMMIT",
+                "BEGIN", "table public.ackpoint_write_checkpoints: UPDATE",
+                "message: transactional: 1 prefix: ackpoint", "COMMIT"), changes);
           });
           return null;
         }))
