@@ -38,6 +38,7 @@ import static io.ackpoint.storage.PgStatements.HAS_UNIQUE_KEY;
 import static io.ackpoint.storage.PgStatements.STORE_BATCH;
 import static io.ackpoint.storage.PgStatements.UPSERT_BATCH;
 import static io.ackpoint.storage.PgStatements.STORE_CUSTOM;
+import static io.ackpoint.storage.PgStatements.UPSERT_CUSTOM;
 
 /**
  * Write checkpoints in PostgreSQL. A batch is one prepared statement (two in turn when a user asks
@@ -113,8 +114,9 @@ public final class PgCheckpointStorage implements CheckpointStorage {
 
   /**
    * Runs {@code store} knowing whether the table has its unique key. No migration drops the key, but
-   * an operator may: the upsert then fails ({@code 42P10}), this batch is stored again with
-   * {@link PgStatements#STORE_BATCH}, and the next batch asks for the key again (it may have been
+   * an operator may: the upsert then fails ({@code 42P10}), this batch (or chunk of custom
+   * checkpoints, which is idempotent) is stored again with {@link PgStatements#STORE_BATCH} (or
+   * {@link PgStatements#STORE_CUSTOM}), and the next one asks for the key again (it may have been
    * built again). The failed statement wrote nothing, but an attempt or a turn of this batch before
    * it may have committed: its generated users are then raised once more, which leaves an id unused
    * (ids need only grow; its queue entry is acknowledged like any other).
@@ -304,9 +306,8 @@ public final class PgCheckpointStorage implements CheckpointStorage {
       ids[i] = c.checkpoint();
       requests[i++] = c.request();
     }
-    return guarded(pool.preparedQuery(STORE_CUSTOM)
-        .execute(Tuple.of(users, clients, ids, requests, new JsonObject().put("1", position)))
-        .mapEmpty());
+    Tuple params = Tuple.of(users, clients, ids, requests, new JsonObject().put("1", position));
+    return guarded(withKey(keyed -> pool.preparedQuery(keyed ? UPSERT_CUSTOM : STORE_CUSTOM).execute(params)).mapEmpty());
   }
 
   @Override

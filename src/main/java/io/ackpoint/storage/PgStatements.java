@@ -57,9 +57,10 @@ final class PgStatements {
    * always null without a call. Its CTE, or "" without one.
    *
    * <p>Why a marker in the batch's own transaction is enough: it is decoded at that transaction's
-   * commit, after the batch's rows are visible, and the follower observes it at the commit's
-   * position, after every head the batch stored (each read before the marker was written, at the
-   * statement's start). A pending row of the answer that holds another batch's head has that
+   * commit, never before the batch's rows are committed (visible a moment later, which a standalone
+   * Ackpoint can wait out, see {@link HeadStoringWriter}), and the follower observes it at the
+   * commit's position, after every head the batch stored (each read at the statement's start,
+   * before the marker was written). A pending row of the answer that holds another batch's head has that
    * batch's marker, committed with that batch. A marker of a statement that fails is rolled back
    * with its rows.
    */
@@ -215,9 +216,8 @@ final class PgStatements {
    * <p>Not to be run beside {@link #STORE_BATCH} on one table: that one locks the existing rows
    * before it inserts the new ones, so the two could each wait for a row the other holds. Which of
    * them storage takes is a property of the table (its unique key), the same for every batch and
-   * every node of this version. ({@link #STORE_CUSTOM} updates and inserts in no set order, beside
-   * either: a transaction's custom checkpoints could already deadlock with a batch that shares two
-   * of its users; PostgreSQL then ends one of the two, and the follower or the client retries.)
+   * every node of this version. Custom checkpoints take {@link #UPSERT_CUSTOM} on such a table,
+   * which meets its rows in the same key order.
    */
   private static String upsertBatch(String headQuery, String markerCall) {
     return """
@@ -290,7 +290,7 @@ final class PgStatements {
    * again at the transaction's position), an equal one only sets {@code checkpoint_requested_at} by
    * its request flag (an application that repeats a request keeps it from compaction, as the
    * checkpoint-request route does; one that repeats it without the flag keeps it for good), a
-   * lower one changes nothing.
+   * lower one changes nothing. On tables without the unique key; with it, {@link #UPSERT_CUSTOM}.
    */
   static final String STORE_CUSTOM = """
       WITH req AS (
@@ -323,6 +323,37 @@ final class PgStatements {
       SELECT u.id, $5::jsonb->>'1', u.write_checkpoint FROM updated u
       UNION ALL
       SELECT c.id, $5::jsonb->>'1', c.write_checkpoint FROM created c
+      """;
+
+  /**
+   * {@link #STORE_CUSTOM} on a table with its unique key (the same parameters): its rows met in key
+   * order, new and existing alike, by the insert's unique check, as {@link #upsertBatch} meets
+   * them, so that a transaction's custom checkpoints and a batch that shares their users queue up
+   * instead of deadlocking ({@link #STORE_CUSTOM} updates, then inserts, each in no set order). The
+   * proposed row is the write, and the update decides on the row's newest committed version: a
+   * greater id raises it (pending at the transaction's position), an equal one sets only its request
+   * time, a lower one leaves it as it is. Every pending row written is queued at its head: a raised
+   * or new one at the position, a refreshed pending one again at its own head, a copy of its entry
+   * that changes nothing (see {@link #upsertBatch}).
+   */
+  static final String UPSERT_CUSTOM = """
+      WITH written AS (
+        INSERT INTO ackpoint_write_checkpoints AS c (user_id, client_id, write_checkpoint, lsns, checkpoint_requested_at)
+        SELECT r.user_id, r.client_id, r.checkpoint, $5::jsonb, CASE WHEN r.request THEN now() END
+          FROM unnest($1::text[], $2::text[], $3::int8[], $4::bool[]) AS r(user_id, client_id, checkpoint, request)
+         ORDER BY r.user_id, r.client_id
+        ON CONFLICT (user_id, client_id) DO UPDATE
+           SET write_checkpoint = excluded.write_checkpoint,
+               lsns = CASE WHEN c.write_checkpoint < excluded.write_checkpoint THEN excluded.lsns ELSE c.lsns END,
+               processed_at_lsn = CASE WHEN c.write_checkpoint < excluded.write_checkpoint THEN NULL ELSE c.processed_at_lsn END,
+               acknowledged_checkpoint = CASE WHEN c.write_checkpoint < excluded.write_checkpoint AND c.processed_at_lsn IS NOT NULL
+                                              THEN c.write_checkpoint ELSE c.acknowledged_checkpoint END,
+               checkpoint_requested_at = excluded.checkpoint_requested_at
+         WHERE c.write_checkpoint <= excluded.write_checkpoint
+        RETURNING c.id, c.write_checkpoint, c.processed_at_lsn IS NULL AS pending, c.lsns->>'1' AS head
+      )
+      INSERT INTO ackpoint_pending (id, head, checkpoint)
+      SELECT id, head, write_checkpoint FROM written WHERE pending AND head IS NOT NULL
       """;
 
   /*

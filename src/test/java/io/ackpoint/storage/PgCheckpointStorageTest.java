@@ -418,6 +418,25 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
     assertEquals(List.of(), joined);
   }
 
+  /**
+   * Custom checkpoints meet their rows in the batches' key order (so the two queue up on shared
+   * users instead of deadlocking): the insert takes its rows sorted by the full user id.
+   */
+  @Test
+  void customCheckpointsMeetTheirRowsInKeyOrder() {
+    backend.migrate();
+    JsonObject plan = genericPlan("custom(text[], text[], int8[], bool[], jsonb)", PgStatements.UPSERT_CUSTOM,
+        "custom(ARRAY['u1', 'u0'], ARRAY['c', 'c'], ARRAY[2, 3]::int8[], ARRAY[true, false], '{\"1\": \"" + H1 + "\"}')");
+    JsonObject insert = subplan(plan, "CTE written");
+    assertTrue(insert != null && "Insert".equals(insert.getString("Operation")), "the CTE written inserts: " + plan);
+    JsonObject sort = insert.getJsonArray("Plans").getJsonObject(0);
+    while (!"Sort".equals(sort.getString("Node Type")) && sort.getJsonArray("Plans", new JsonArray()).size() == 1) {
+      sort = sort.getJsonArray("Plans").getJsonObject(0); // through the subquery's scan
+    }
+    assertEquals("Sort", sort.getString("Node Type"), insert.encodePrettily());
+    assertEquals(List.of("r.user_id", "r.client_id"), sort.getJsonArray("Sort Key").getList());
+  }
+
   /** The generic plan of {@code statement}, prepared as {@code signature} and run as {@code execution}. */
   private JsonObject genericPlan(String signature, String statement, String execution) {
     SqlConnection conn = Await.result(sql.pool().getConnection());

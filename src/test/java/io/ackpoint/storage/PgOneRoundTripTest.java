@@ -88,37 +88,12 @@ class PgOneRoundTripTest {
 
   @Test
   void aBatchWithNothingPendingAfterItWritesNoMarker(VertxTestContext test) {
-    writer.storeAtCurrentHead(List.of(CheckpointWrite.requested(ALICE, 5)))
-        .compose(first -> storage.markProcessed(first.head()))
-        .compose(marked -> decoded())
-        .compose(skipped -> writer.storeAtCurrentHead(List.of(CheckpointWrite.requested(ALICE, 3))))
-        .compose(stale -> decoded().map(changes -> {
-          test.verify(() -> {
-            assertEquals(new WriteOutcome.Stored(5, 0, false), stale.stored().outcomes().get(ALICE));
-            assertEquals(List.of(), changes, "neither rows nor a marker");
-          });
-          return null;
-        }))
-        .onComplete(test.succeedingThenComplete());
+    nothingPendingWritesNoMarker(writer, test);
   }
 
   @Test
   void aBatchAfterACrashEmptiedThePendingQueueWritesAMarkerSoThatTheQueueIsRebuilt(VertxTestContext test) {
-    writer.storeAtCurrentHead(List.of(CheckpointWrite.requested(ALICE, 5)))
-        .compose(first -> storage.markProcessed(first.head()))
-        .compose(marked -> decoded())
-        // What crash recovery does to an unlogged table: rows pending then are in no queue.
-        .compose(skipped -> pool.query("TRUNCATE ackpoint_pending").execute())
-        .compose(emptied -> writer.storeAtCurrentHead(List.of(CheckpointWrite.requested(ALICE, 3))))
-        .compose(stale -> decoded().map(changes -> {
-          test.verify(() -> {
-            assertEquals(new WriteOutcome.Stored(5, 0, false), stale.stored().outcomes().get(ALICE));
-            // (The TRUNCATE is an empty transaction of its own: an unlogged table's changes are not decoded.)
-            assertEquals("message: transactional: 0 prefix: ackpoint", changes.get(changes.size() - 1), changes.toString());
-          });
-          return null;
-        }))
-        .onComplete(test.succeedingThenComplete());
+    afterACrashAMarkerIsWritten(writer, List.of("message: transactional: 0 prefix: ackpoint"), test);
   }
 
   /** A user asking for a generated and a supplied id at once is stored in two turns, each with its marker behind it. */
@@ -156,38 +131,12 @@ class PgOneRoundTripTest {
 
   @Test
   void aStandaloneBatchWithNothingPendingAfterItWritesNoMarker(VertxTestContext test) {
-    within.storeAtCurrentHead(List.of(CheckpointWrite.requested(ALICE, 5)))
-        .compose(first -> storage.markProcessed(first.head()))
-        .compose(marked -> decoded())
-        .compose(skipped -> within.storeAtCurrentHead(List.of(CheckpointWrite.requested(ALICE, 3))))
-        .compose(stale -> decoded().map(changes -> {
-          test.verify(() -> {
-            assertEquals(new WriteOutcome.Stored(5, 0, false), stale.stored().outcomes().get(ALICE));
-            assertNull(stale.marker());
-            assertEquals(List.of(), changes, "neither rows nor a marker");
-          });
-          return null;
-        }))
-        .onComplete(test.succeedingThenComplete());
+    nothingPendingWritesNoMarker(within, test);
   }
 
   @Test
   void aStandaloneBatchAfterACrashEmptiedThePendingQueueWritesAMarkerSoThatTheQueueIsRebuilt(VertxTestContext test) {
-    within.storeAtCurrentHead(List.of(CheckpointWrite.requested(ALICE, 5)))
-        .compose(first -> storage.markProcessed(first.head()))
-        .compose(marked -> decoded())
-        .compose(skipped -> pool.query("TRUNCATE ackpoint_pending").execute())
-        .compose(emptied -> within.storeAtCurrentHead(List.of(CheckpointWrite.requested(ALICE, 3))))
-        .compose(stale -> decoded().map(changes -> {
-          test.verify(() -> {
-            assertEquals(new WriteOutcome.Stored(5, 0, false), stale.stored().outcomes().get(ALICE));
-            // (After the TRUNCATE's own empty transaction: an unlogged table's changes are not decoded.)
-            assertEquals(List.of("BEGIN", "message: transactional: 1 prefix: ackpoint", "COMMIT"),
-                changes.subList(changes.size() - 3, changes.size()), changes.toString());
-          });
-          return null;
-        }))
-        .onComplete(test.succeedingThenComplete());
+    afterACrashAMarkerIsWritten(within, List.of("BEGIN", "message: transactional: 1 prefix: ackpoint", "COMMIT"), test);
   }
 
   @Test
@@ -217,6 +166,41 @@ class PgOneRoundTripTest {
       });
       return null;
     })).onComplete(test.succeedingThenComplete());
+  }
+
+  private void nothingPendingWritesNoMarker(HeadStoringWriter writer, VertxTestContext test) {
+    writer.storeAtCurrentHead(List.of(CheckpointWrite.requested(ALICE, 5)))
+        .compose(first -> storage.markProcessed(first.head()))
+        .compose(marked -> decoded())
+        .compose(skipped -> writer.storeAtCurrentHead(List.of(CheckpointWrite.requested(ALICE, 3))))
+        .compose(stale -> decoded().map(changes -> {
+          test.verify(() -> {
+            assertEquals(new WriteOutcome.Stored(5, 0, false), stale.stored().outcomes().get(ALICE));
+            assertNull(stale.marker());
+            assertEquals(List.of(), changes, "neither rows nor a marker");
+          });
+          return null;
+        }))
+        .onComplete(test.succeedingThenComplete());
+  }
+
+  /** {@code last}: what replication carries last, the marker the batch wrote. */
+  private void afterACrashAMarkerIsWritten(HeadStoringWriter writer, List<String> last, VertxTestContext test) {
+    writer.storeAtCurrentHead(List.of(CheckpointWrite.requested(ALICE, 5)))
+        .compose(first -> storage.markProcessed(first.head()))
+        .compose(marked -> decoded())
+        // What crash recovery does to an unlogged table: rows pending then are in no queue.
+        .compose(skipped -> pool.query("TRUNCATE ackpoint_pending").execute())
+        .compose(emptied -> writer.storeAtCurrentHead(List.of(CheckpointWrite.requested(ALICE, 3))))
+        .compose(stale -> decoded().map(changes -> {
+          test.verify(() -> {
+            assertEquals(new WriteOutcome.Stored(5, 0, false), stale.stored().outcomes().get(ALICE));
+            // (After the TRUNCATE's own empty transaction: an unlogged table's changes are not decoded.)
+            assertEquals(last, changes.subList(changes.size() - last.size(), changes.size()), changes.toString());
+          });
+          return null;
+        }))
+        .onComplete(test.succeedingThenComplete());
   }
 
   private Future<String> currentLsn() {
