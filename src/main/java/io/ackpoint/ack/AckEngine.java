@@ -40,6 +40,8 @@ public final class AckEngine {
 
   private static final Logger LOG = LoggerFactory.getLogger(AckEngine.class);
   private static final long RETRY_MS = 1_000;
+  /** How long a release waits for a position to start the statement that records it (see {@link #recordSoon}). */
+  private static final long RECORD_MS = 20;
 
   private final Vertx vertx;
   private final CheckpointStorage storage;
@@ -66,6 +68,8 @@ public final class AckEngine {
   /** The position of the engine's first statement, null before it: every announcement carries it ({@link AnnouncingEngine}). */
   private String firstPosition;
   private boolean applying;
+  private boolean recordTimerSet;
+  private final long recordMs;
   /** Set by {@link #stop()}; completes once no statement runs, and none starts after. */
   private Promise<Void> stopping;
   private Future<Void> customStores = Future.succeededFuture();
@@ -76,6 +80,13 @@ public final class AckEngine {
    */
   public AckEngine(Vertx vertx, CheckpointStorage storage, PositionFormat positions, String reachedAddress,
                    String heardAddress, AckListener listener) {
+    this(vertx, storage, positions, reachedAddress, heardAddress, listener, RECORD_MS);
+  }
+
+  /** {@code recordMs}: how long a release waits for a position before it starts its own statement. */
+  AckEngine(Vertx vertx, CheckpointStorage storage, PositionFormat positions, String reachedAddress,
+            String heardAddress, AckListener listener, long recordMs) {
+    this.recordMs = recordMs;
     this.vertx = vertx;
     this.storage = storage;
     this.checkpoints = new Checkpoints(positions);
@@ -149,19 +160,44 @@ public final class AckEngine {
    * Tells every node's streams of {@code users} now, naming the statement that will record them:
    * the next to start, at the latest position or a later one, which sees their batches (committed,
    * since the engine has their answers). It starts with the next position (under load the next
-   * batch's marker, at the latest the follower's heartbeat marker) or at a clean stop: starting one
-   * for each release that comes while a statement runs cost a third more commits under load.
+   * batch's marker), after {@link #RECORD_MS} if none came (see {@link #recordSoon}), or at a clean
+   * stop: starting one at once for each release that comes while a statement runs cost a third more
+   * commits under load.
    */
   private void release(List<Reached> users) {
     if (users.isEmpty() || stopping != null) {
       return;
     }
     recordedBy = statements + 1;
+    recordSoon();
     // Named after the last announcement, as the next one will be: a node of an older version, which
     // takes this for an announcement, then sees no gap to read back from storage.
     announce(new PositionReached(latest, latestCheckpoint, users, announced),
         new DeliveryOptions().addHeader(PositionReached.RELEASE_HEADER, "true")
             .addHeader(StatementNumber.HEADER, new StatementNumber(engineId, recordedBy).header()));
+  }
+
+  /**
+   * Starts the statement that records the last release at the latest position if none has started
+   * {@link #RECORD_MS} from now (and none runs then: one that ends without a later position to apply
+   * comes back here). A release may follow the statement for its position without a later one to come: a
+   * batch's marker committed with its rows (a standalone Ackpoint, see HeadStoringWriter) can reach
+   * the follower a moment before the rows are visible, and its statement then misses them. Its
+   * checkpoints are released when the batch's answer comes, but event-bus consumers hear only what
+   * a statement records, and on an idle database the next position is the follower's heartbeat,
+   * seconds away. Under load the next batch's marker comes first and the timer finds nothing to do.
+   */
+  private void recordSoon() {
+    if (recordTimerSet || stopping != null) {
+      return;
+    }
+    recordTimerSet = true;
+    vertx.setTimer(recordMs, id -> {
+      recordTimerSet = false;
+      if (!applying && stopping == null && recordedBy > statements) {
+        apply();
+      }
+    });
   }
 
   /**
@@ -247,6 +283,8 @@ public final class AckEngine {
         apply();
       } else if (stopping != null) {
         stopping.tryComplete();
+      } else if (recordedBy > statements) {
+        recordSoon();
       }
     });
   }

@@ -137,7 +137,8 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
     synchronized (storedAt) {
       // The marker is committed with the batch (or rides behind it on its connection), so the
       // follower can apply it before this callback runs: the batch then waited for nothing after it
-      // was stored.
+      // was stored (or, committed with it, for the statement that records what the position's own
+      // statement missed: see BatchListener#acknowledgedAt).
       if (ordinal <= lastApplied.get()) {
         acknowledgementLatency.record(0, TimeUnit.NANOSECONDS);
       } else {

@@ -46,8 +46,9 @@ import static io.ackpoint.storage.PgStatements.UPSERT_CUSTOM;
  * that share users queue up instead of deadlocking: an upsert on a table with its unique key
  * ({@link PgStatements#UPSERT_BATCH}), the older statement that locks the rows before it updates
  * them on a table without ({@link PgStatements#STORE_BATCH}). When
- * the source is this same database, the statement also reads the head, and the marker follows it
- * in the same round trip ({@link #atCurrentHead}). Pending rows are found through their own queue,
+ * the source is this same database, the statement also reads the head, and writes the source's
+ * marker in its transaction ({@link #atCurrentHeadMarkedWithin}) or has it follow in the same round
+ * trip ({@link #atCurrentHeadMarkedAfter}). Pending rows are found through their own queue,
  * written by the same statements (see {@link PgStatements}), so that both updates of a row are HOT.
  */
 public final class PgCheckpointStorage implements CheckpointStorage {
@@ -149,8 +150,9 @@ public final class PgCheckpointStorage implements CheckpointStorage {
    * This storage as a {@link HeadStoringWriter}, when the source is this storage's database (the
    * caller knows): each statement reads the head itself and writes the source's marker inside its
    * own transaction with {@code markerCall} (an SQL call that writes one and answers its position),
-   * if the batch left a checkpoint pending. Head, rows and marker: one round trip, one commit. For
-   * the one case that needs the marker after the commit, see {@link HeadStoringWriter}.
+   * if the batch left a checkpoint pending or the pending queue lost its proof of completeness.
+   * Head, rows and marker: one round trip, one commit. For the case that needs the marker after the
+   * commit, see {@link HeadStoringWriter}.
    */
   public HeadStoringWriter atCurrentHeadMarkedWithin(String markerCall) {
     return atCurrentHead(new HeadStatements(PgStatements.storeBatchAtCurrentHead(markerCall),

@@ -129,6 +129,23 @@ class PgOneRoundTripTest {
         .onComplete(test.succeedingThenComplete());
   }
 
+  /** The older statement of tables without the unique key writes its marker the same way. */
+  @Test
+  void aStandaloneBatchOnATableWithoutTheKeyCommitsItsMarkerWithItsRows(VertxTestContext test) {
+    PgCheckpointStorage.withoutUpsert(pool).atCurrentHeadMarkedWithin(PgReplicationSource.MARKER_IN_TRANSACTION)
+        .storeAtCurrentHead(List.of(CheckpointWrite.generated(ALICE)))
+        .compose(batch -> decoded().map(changes -> {
+          test.verify(() -> {
+            assertEquals(new WriteOutcome.Stored(1, 1, true, batch.head()), batch.stored().outcomes().get(ALICE));
+            assertEquals(List.of("BEGIN", "table public.ackpoint_write_checkpoints: INSERT",
+                "message: transactional: 1 prefix: ackpoint", "COMMIT"), changes);
+            assertTrue(batch.marker().compareTo(batch.head()) > 0, batch.head() + " < " + batch.marker());
+          });
+          return null;
+        }))
+        .onComplete(test.succeedingThenComplete());
+  }
+
   @Test
   void aStandaloneBatchWithNothingPendingAfterItWritesNoMarker(VertxTestContext test) {
     nothingPendingWritesNoMarker(within, test);
