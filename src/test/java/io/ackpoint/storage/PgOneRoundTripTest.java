@@ -99,51 +99,22 @@ class PgOneRoundTripTest {
   /** A user asking for a generated and a supplied id at once is stored in two turns, each with its marker behind it. */
   @Test
   void aWriteBothGeneratedAndSuppliedIsStoredInTwoTurnsAndTheLaterHeadStandsForBoth(VertxTestContext test) {
-    writer.storeAtCurrentHead(List.of(new CheckpointWrite(ALICE, true, 5L)))
-        .compose(batch -> decoded().map(changes -> {
-          test.verify(() -> {
-            assertEquals(new WriteOutcome.Stored(5, 1, true, batch.head()), batch.stored().outcomes().get(ALICE));
-            assertEquals(List.of("BEGIN", "table public.ackpoint_write_checkpoints: INSERT", "COMMIT",
-                "message: transactional: 0 prefix: ackpoint",
-                "BEGIN", "table public.ackpoint_write_checkpoints: UPDATE", "COMMIT",
-                "message: transactional: 0 prefix: ackpoint"), changes);
-          });
-          return null;
-        }))
-        .onComplete(test.succeedingThenComplete());
+    storedInTwoTurns(writer, List.of("BEGIN", "table public.ackpoint_write_checkpoints: INSERT", "COMMIT",
+        "message: transactional: 0 prefix: ackpoint",
+        "BEGIN", "table public.ackpoint_write_checkpoints: UPDATE", "COMMIT",
+        "message: transactional: 0 prefix: ackpoint"), test);
   }
 
   @Test
   void aStandaloneBatchCommitsItsMarkerWithItsRows(VertxTestContext test) {
-    within.storeAtCurrentHead(List.of(CheckpointWrite.generated(ALICE)))
-        .compose(batch -> decoded().map(changes -> {
-          test.verify(() -> {
-            assertEquals(new WriteOutcome.Stored(1, 1, true, batch.head()), batch.stored().outcomes().get(ALICE));
-            assertEquals(List.of("BEGIN", "table public.ackpoint_write_checkpoints: INSERT",
-                "message: transactional: 1 prefix: ackpoint", "COMMIT"), changes);
-            assertEquals(Lsn.normalize(batch.marker()), batch.marker(), "padded as the follower pads positions");
-            assertTrue(batch.marker().compareTo(batch.head()) > 0, batch.head() + " < " + batch.marker());
-          });
-          return null;
-        }))
-        .onComplete(test.succeedingThenComplete());
+    commitsItsMarkerWithItsRows(within, test);
   }
 
   /** The older statement of tables without the unique key writes its marker the same way. */
   @Test
   void aStandaloneBatchOnATableWithoutTheKeyCommitsItsMarkerWithItsRows(VertxTestContext test) {
-    PgCheckpointStorage.withoutUpsert(pool).atCurrentHeadMarkedWithin(PgReplicationSource.MARKER_IN_TRANSACTION)
-        .storeAtCurrentHead(List.of(CheckpointWrite.generated(ALICE)))
-        .compose(batch -> decoded().map(changes -> {
-          test.verify(() -> {
-            assertEquals(new WriteOutcome.Stored(1, 1, true, batch.head()), batch.stored().outcomes().get(ALICE));
-            assertEquals(List.of("BEGIN", "table public.ackpoint_write_checkpoints: INSERT",
-                "message: transactional: 1 prefix: ackpoint", "COMMIT"), changes);
-            assertTrue(batch.marker().compareTo(batch.head()) > 0, batch.head() + " < " + batch.marker());
-          });
-          return null;
-        }))
-        .onComplete(test.succeedingThenComplete());
+    commitsItsMarkerWithItsRows(PgCheckpointStorage.withoutUpsert(pool).atCurrentHeadMarkedWithin(PgReplicationSource.MARKER_IN_TRANSACTION),
+        test);
   }
 
   @Test
@@ -158,18 +129,10 @@ class PgOneRoundTripTest {
 
   @Test
   void aStandaloneWriteBothGeneratedAndSuppliedCommitsAMarkerWithEachTurn(VertxTestContext test) {
-    within.storeAtCurrentHead(List.of(new CheckpointWrite(ALICE, true, 5L)))
-        .compose(batch -> decoded().map(changes -> {
-          test.verify(() -> {
-            assertEquals(new WriteOutcome.Stored(5, 1, true, batch.head()), batch.stored().outcomes().get(ALICE));
-            assertEquals(List.of("BEGIN", "table public.ackpoint_write_checkpoints: INSERT",
-                "message: transactional: 1 prefix: ackpoint", "COMMIT",
-                "BEGIN", "table public.ackpoint_write_checkpoints: UPDATE",
-                "message: transactional: 1 prefix: ackpoint", "COMMIT"), changes);
-          });
-          return null;
-        }))
-        .onComplete(test.succeedingThenComplete());
+    storedInTwoTurns(within, List.of("BEGIN", "table public.ackpoint_write_checkpoints: INSERT",
+        "message: transactional: 1 prefix: ackpoint", "COMMIT",
+        "BEGIN", "table public.ackpoint_write_checkpoints: UPDATE",
+        "message: transactional: 1 prefix: ackpoint", "COMMIT"), test);
   }
 
   @Test
@@ -183,6 +146,34 @@ class PgOneRoundTripTest {
       });
       return null;
     })).onComplete(test.succeedingThenComplete());
+  }
+
+  /** {@code replicated}: what replication carries of the two turns. */
+  private void storedInTwoTurns(HeadStoringWriter writer, List<String> replicated, VertxTestContext test) {
+    writer.storeAtCurrentHead(List.of(new CheckpointWrite(ALICE, true, 5L)))
+        .compose(batch -> decoded().map(changes -> {
+          test.verify(() -> {
+            assertEquals(new WriteOutcome.Stored(5, 1, true, batch.head()), batch.stored().outcomes().get(ALICE));
+            assertEquals(replicated, changes);
+          });
+          return null;
+        }))
+        .onComplete(test.succeedingThenComplete());
+  }
+
+  private void commitsItsMarkerWithItsRows(HeadStoringWriter writer, VertxTestContext test) {
+    writer.storeAtCurrentHead(List.of(CheckpointWrite.generated(ALICE)))
+        .compose(batch -> decoded().map(changes -> {
+          test.verify(() -> {
+            assertEquals(new WriteOutcome.Stored(1, 1, true, batch.head()), batch.stored().outcomes().get(ALICE));
+            assertEquals(List.of("BEGIN", "table public.ackpoint_write_checkpoints: INSERT",
+                "message: transactional: 1 prefix: ackpoint", "COMMIT"), changes);
+            assertEquals(Lsn.normalize(batch.marker()), batch.marker(), "padded as the follower pads positions");
+            assertTrue(batch.marker().compareTo(batch.head()) > 0, batch.head() + " < " + batch.marker());
+          });
+          return null;
+        }))
+        .onComplete(test.succeedingThenComplete());
   }
 
   private void nothingPendingWritesNoMarker(HeadStoringWriter writer, VertxTestContext test) {
