@@ -51,6 +51,7 @@ public final class AckEngine {
   private final DeliveryOptions toEventLoops;
   private final String origin;
   private final Checkpoints checkpoints;
+  private final long recordMs;
   private final EarlyReleases releases = new EarlyReleases();
   private final String engineId = UUID.randomUUID().toString();
   /** Statements started so far: each is numbered ({@link StatementNumber}). */
@@ -68,8 +69,8 @@ public final class AckEngine {
   /** The position of the engine's first statement, null before it: every announcement carries it ({@link AnnouncingEngine}). */
   private String firstPosition;
   private boolean applying;
+  /** Whether a {@link #recordSoon} timer is set: one at a time. */
   private boolean recordTimerSet;
-  private final long recordMs;
   /** Set by {@link #stop()}; completes once no statement runs, and none starts after. */
   private Promise<Void> stopping;
   private Future<Void> customStores = Future.succeededFuture();
