@@ -35,7 +35,8 @@ public record AckpointAddresses(String prefix) {
 
   /**
    * Local: the HTTP verticles' own way to the batcher, with input they already validated: a
-   * {@code CheckpointCommand} in, a {@code CheckpointCreated} out, passed as records without JSON.
+   * {@code CheckpointCommands} in (an event loop's commands of one turn), a {@code CheckpointOutcomes}
+   * out, passed as records without JSON.
    */
   public String checkpointSubmit() {
     return internal("checkpoint.submit");

@@ -7,7 +7,11 @@ import io.ackpoint.CheckpointRequests;
 import io.ackpoint.config.AckpointConfig.BatchingConfig;
 import io.ackpoint.config.AckpointConfig.CheckpointMode;
 import io.ackpoint.core.CheckpointCommand;
+import io.ackpoint.core.CheckpointCommands;
 import io.ackpoint.core.CheckpointCreated;
+import io.ackpoint.core.CheckpointOutcome;
+import io.ackpoint.core.CheckpointOutcomes;
+import io.ackpoint.core.CheckpointRefused;
 import io.ackpoint.core.LocalCodec;
 import io.ackpoint.core.PendingCheckpoints;
 import io.ackpoint.source.ReplicationSource;
@@ -62,13 +66,12 @@ public final class BatcherVerticle extends VerticleBase {
     batcher = oneRoundTrip != null
         ? new CheckpointBatcher(context, oneRoundTrip, config, listener)
         : new CheckpointBatcher(context, source, storage, config, listener);
-    DeliveryOptions asRecord = LocalCodec.register(vertx, CheckpointCreated.class);
+    DeliveryOptions asOutcomes = LocalCodec.register(vertx, CheckpointOutcomes.class);
     DeliveryOptions toEngine = LocalCodec.register(vertx, PendingCheckpoints.class);
     var bus = vertx.eventBus();
     batcher.releaseTo(waiting -> bus.send(addresses.pendingCheckpoints(), waiting, toEngine));
     consumers.add(bus.consumer(addresses.checkpointCreate(), this::create));
-    consumers.add(bus.<CheckpointCommand>localConsumer(addresses.checkpointSubmit(),
-        msg -> AckpointException.reply(msg, submit(msg.body()), asRecord)));
+    consumers.add(bus.<CheckpointCommands>localConsumer(addresses.checkpointSubmit(), msg -> submitAll(msg, asOutcomes)));
     consumers.add(bus.localConsumer(addresses.health(), this::health));
     return Future.all(consumers.stream().map(MessageConsumer::completion).toList());
   }
@@ -83,6 +86,26 @@ public final class BatcherVerticle extends VerticleBase {
     AckpointException.reply(msg, created.map(c -> new JsonObject()
         .put("write_checkpoint", Long.toString(c.writeCheckpoint()))
         .put("replication_head", c.replicationHead())));
+  }
+
+  /**
+   * One message carries the commands an HTTP event loop took in during one turn. They join the same
+   * batch, so the answer, one outcome per command, waits for nothing the commands would not have
+   * waited for one by one; a command refused at once (the batcher full) is answered with the rest.
+   */
+  private void submitAll(Message<CheckpointCommands> msg, DeliveryOptions asOutcomes) {
+    List<CheckpointCommand> commands = msg.body().commands();
+    List<Future<CheckpointCreated>> created = new ArrayList<>(commands.size());
+    for (CheckpointCommand command : commands) {
+      created.add(submit(command));
+    }
+    Future.join(created).onComplete(done -> {
+      List<CheckpointOutcome> outcomes = new ArrayList<>(created.size());
+      for (Future<CheckpointCreated> f : created) {
+        outcomes.add(f.succeeded() ? f.result() : new CheckpointRefused(AckpointException.of(f.cause())));
+      }
+      msg.reply(new CheckpointOutcomes(outcomes), asOutcomes);
+    });
   }
 
   private Future<CheckpointCreated> submit(CheckpointCommand command) {

@@ -6,5 +6,5 @@ package io.ackpoint.core;
  * acknowledged, which no later event will announce again). The head is the least position that can
  * acknowledge it: a pending row raised by an overlapping batch keeps a later head of its own.
  */
-public record CheckpointCreated(long writeCheckpoint, String replicationHead, boolean pending) {
+public record CheckpointCreated(long writeCheckpoint, String replicationHead, boolean pending) implements CheckpointOutcome {
 }

@@ -4,6 +4,7 @@ import io.ackpoint.AckpointAddresses;
 import io.ackpoint.AckpointError;
 import io.ackpoint.CheckpointRequests;
 import io.ackpoint.core.CheckpointCommand;
+import io.ackpoint.core.CheckpointCommands;
 import io.ackpoint.core.CheckpointCreated;
 import io.ackpoint.core.FullUserId;
 import io.ackpoint.core.LocalCodec;
@@ -34,19 +35,22 @@ final class CheckpointRoutes {
   private final AckpointAddresses addresses;
   private final AckSubscribers subscribers;
   private final Duration maxWait;
-  private final DeliveryOptions toBatcher;
+  private final CheckpointSubmitter batcher;
   private final DeliveryOptions toSource;
   private final DeliveryOptions legacyWait;
   private final Set<Promise<JsonObject>> legacyWaits = new HashSet<>();
 
-  /** A request waits for the batcher as long as the batcher keeps it ({@code batching.request_timeout}). */
+  /**
+   * A request waits for the batcher as long as the batcher keeps it ({@code batching.request_timeout}).
+   * Must be created on the event loop that serves the routes.
+   */
   CheckpointRoutes(Vertx vertx, HttpSettings settings, AckSubscribers subscribers) {
     this.eventBus = vertx.eventBus();
     this.addresses = settings.addresses();
     this.subscribers = subscribers;
     this.maxWait = settings.config().acknowledgement().maxWait();
-    this.toBatcher = LocalCodec.register(vertx, CheckpointCommand.class)
-        .setSendTimeout(settings.config().batching().requestTimeout().toMillis());
+    this.batcher = new CheckpointSubmitter(vertx.getOrCreateContext(), eventBus, addresses.checkpointSubmit(),
+        LocalCodec.register(vertx, CheckpointCommands.class).setSendTimeout(settings.config().batching().requestTimeout().toMillis()));
     // The source's statements are bounded by its own timeouts; this only keeps a lost reply from hanging.
     this.toSource = new DeliveryOptions().setSendTimeout(settings.config().batching().requestTimeout().toMillis());
     this.legacyWait = new DeliveryOptions().setSendTimeout(settings.config().acknowledgement().legacyTimeout().toMillis() + 10_000);
@@ -192,6 +196,6 @@ final class CheckpointRoutes {
 
   /** Validated input goes to the batcher as a record on the internal address: no second parse. */
   private Future<CheckpointCreated> create(CheckpointCommand command) {
-    return eventBus.<CheckpointCreated>request(addresses.checkpointSubmit(), command, toBatcher).map(msg -> msg.body());
+    return batcher.submit(command);
   }
 }
