@@ -89,16 +89,14 @@ public final class BatcherVerticle extends VerticleBase {
   }
 
   /**
-   * One message carries the commands an HTTP event loop took in during one turn. They join the same
-   * batch, so the answer, one outcome per command, waits for nothing the commands would not have
-   * waited for one by one; a command refused at once (the batcher full) is answered with the rest.
+   * One message carries the commands an HTTP event loop took in during one turn. Admitted together,
+   * they join the same batch, so the answer, one outcome per command, waits for nothing the commands
+   * would not have waited for one by one; refused, they are answered at once.
    */
   private void submitAll(Message<CheckpointCommands> msg, DeliveryOptions asOutcomes) {
-    List<CheckpointCommand> commands = msg.body().commands();
-    List<Future<CheckpointCreated>> created = new ArrayList<>(commands.size());
-    for (CheckpointCommand command : commands) {
-      created.add(submit(command));
-    }
+    List<Future<CheckpointCreated>> created = mode == CheckpointMode.CUSTOM
+        ? msg.body().commands().stream().map(this::submit).toList()
+        : batcher.submitAll(msg.body().commands());
     Future.join(created).onComplete(done -> {
       List<CheckpointOutcome> outcomes = new ArrayList<>(created.size());
       for (Future<CheckpointCreated> f : created) {

@@ -86,6 +86,21 @@ public final class CheckpointBatcher {
     this.released = released;
   }
 
+  /**
+   * Submits commands that are answered together (an HTTP event loop's commands of one turn): all of
+   * them wait for a batch, or, when they would take more than {@code max_pending} places, none does
+   * and all fail at once (503). So a refusal is never held back by the batch of the commands beside
+   * it. Must be called on the batcher's context.
+   */
+  public List<Future<CheckpointCreated>> submitAll(List<CheckpointCommand> commands) {
+    List<Future<CheckpointCreated>> created = new ArrayList<>(commands.size());
+    boolean refused = config.enabled() && pending.size() + commands.size() > config.maxPending();
+    for (CheckpointCommand command : commands) {
+      created.add(refused ? Future.failedFuture(AckpointError.BATCHER_OVERLOADED.exception()) : submit(command));
+    }
+    return created;
+  }
+
   /** Must be called on the batcher's context. */
   public Future<CheckpointCreated> submit(CheckpointCommand command) {
     Promise<CheckpointCreated> promise = context.promise();

@@ -50,7 +50,8 @@ final class CheckpointRoutes {
     this.subscribers = subscribers;
     this.maxWait = settings.config().acknowledgement().maxWait();
     this.batcher = new CheckpointSubmitter(vertx.getOrCreateContext(), eventBus, addresses.checkpointSubmit(),
-        LocalCodec.register(vertx, CheckpointCommands.class).setSendTimeout(settings.config().batching().requestTimeout().toMillis()));
+        LocalCodec.register(vertx, CheckpointCommands.class).setSendTimeout(settings.config().batching().requestTimeout().toMillis()),
+        settings.config().batching().enabled());
     // The source's statements are bounded by its own timeouts; this only keeps a lost reply from hanging.
     this.toSource = new DeliveryOptions().setSendTimeout(settings.config().batching().requestTimeout().toMillis());
     this.legacyWait = new DeliveryOptions().setSendTimeout(settings.config().acknowledgement().legacyTimeout().toMillis() + 10_000);

@@ -1,5 +1,6 @@
 package io.ackpoint.http;
 
+import io.ackpoint.AckpointError;
 import io.ackpoint.core.CheckpointCommand;
 import io.ackpoint.core.CheckpointCommands;
 import io.ackpoint.core.CheckpointCreated;
@@ -13,6 +14,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.eventbus.Message;
+import io.vertx.core.internal.ContextInternal;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -26,31 +28,42 @@ import java.util.List;
  */
 final class CheckpointSubmitter {
 
-  private final Context context;
+  private final ContextInternal context;
   private final EventBus eventBus;
   private final String address;
   private final DeliveryOptions options;
+  private final boolean perTurn;
   private List<CheckpointCommand> commands = new ArrayList<>();
   private List<Promise<CheckpointCreated>> callers = new ArrayList<>();
 
-  /** Must be created on the event loop of the routes; {@code options} bound the wait for the batcher's answer. */
-  CheckpointSubmitter(Context context, EventBus eventBus, String address, DeliveryOptions options) {
-    this.context = context;
+  /**
+   * Must be created on the event loop of the routes; {@code options} bound the wait for the batcher's
+   * answer. {@code perTurn} false (the no-batching baseline, {@code batching.enabled: false}): every
+   * command travels alone, as each is its own batch, and no answer waits for another's.
+   */
+  CheckpointSubmitter(Context context, EventBus eventBus, String address, DeliveryOptions options, boolean perTurn) {
+    this.context = (ContextInternal) context;
     this.eventBus = eventBus;
     this.address = address;
     this.options = options;
+    this.perTurn = perTurn;
   }
 
   Future<CheckpointCreated> submit(CheckpointCommand command) {
-    if (commands.isEmpty()) {
-      // A task, not the batcher's zero-delay timer: commands come from requests this loop reads, and
-      // a task queued now runs after every channel that is ready in this turn has been read, so the
-      // turn's requests go together without waiting for the next poll.
-      context.runOnContext(v -> send());
-    }
-    Promise<CheckpointCreated> caller = Promise.promise();
+    // A promise of the loop's context: an exception in one caller's callback is reported there and
+    // cannot keep the callers after it from their answers.
+    Promise<CheckpointCreated> caller = context.promise();
     commands.add(command);
     callers.add(caller);
+    if (!perTurn) {
+      send();
+    } else if (commands.size() == 1) {
+      // A task: it runs once every channel ready in this turn has been read (Netty reads them all,
+      // then runs its tasks), so the turn's requests go in one message. Unlike the batcher's
+      // zero-delay timer, it never waits for the next poll, even when a task (a request let in from
+      // its route's queue) submitted the first command: the batcher will wait for that poll anyway.
+      context.runOnContext(v -> send());
+    }
     return caller.future();
   }
 
@@ -69,12 +82,16 @@ final class CheckpointSubmitter {
       return;
     }
     List<CheckpointOutcome> outcomes = reply.result().body().outcomes();
+    if (outcomes.size() != callers.size()) {
+      callers.forEach(caller -> caller.fail(AckpointError.INTERNAL.exception(
+          "the batcher answered " + outcomes.size() + " outcomes for " + callers.size() + " commands")));
+      return;
+    }
     for (int i = 0; i < callers.size(); i++) {
-      CheckpointOutcome outcome = outcomes.get(i);
-      if (outcome instanceof CheckpointCreated created) {
+      if (outcomes.get(i) instanceof CheckpointCreated created) {
         callers.get(i).complete(created);
-      } else if (outcome instanceof CheckpointRefused refused) {
-        callers.get(i).fail(refused.cause());
+      } else {
+        callers.get(i).fail(((CheckpointRefused) outcomes.get(i)).cause());
       }
     }
   }

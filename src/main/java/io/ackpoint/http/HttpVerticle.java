@@ -65,11 +65,15 @@ public final class HttpVerticle extends VerticleBase {
    * upgrade (the JDK's does) sometimes got an HTTP/1.1 body on a connection it took for HTTP/2; and a
    * connection on which nothing moves for {@code idleTimeout} is closed ({@code http.idle_timeout}).
    * Headers may take 16 KB, twice Vert.x's default: a JWT from an identity provider that lists a
-   * user's groups or roles outgrows 8 KB (larger headers get 431).
+   * user's groups or roles outgrows 8 KB (larger headers get 431). No route is a WebSocket, so no
+   * WebSocket compression is offered: Vert.x then leaves its extension handler, which looks at every
+   * response written, out of each connection's pipeline.
    */
   static HttpServerOptions serverOptions(Duration idleTimeout) {
     return new HttpServerOptions()
         .setHttp2ClearTextEnabled(false)
+        .setPerMessageWebSocketCompressionSupported(false)
+        .setPerFrameWebSocketCompressionSupported(false)
         .setMaxHeaderSize(MAX_HEADER_BYTES)
         .setIdleTimeout((int) idleTimeout.toMillis())
         .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);

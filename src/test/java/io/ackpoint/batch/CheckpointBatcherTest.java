@@ -406,6 +406,29 @@ class CheckpointBatcherTest {
     });
   }
 
+  /** The commands of one HTTP loop turn are answered together: a refusal must not wait for the others' batch. */
+  @Test
+  void commandsSubmittedTogetherThatWouldPassMaxPendingAreAllRefusedAtOnce(VertxTestContext test) {
+    context.runOnContext(v -> {
+      CheckpointBatcher batcher = batcher(new BatchingConfig(true, 1, 2, Duration.ofSeconds(30)));
+      batcher.submit(CheckpointCommand.generated(u("in-flight")));
+      heads.next().onComplete(test.succeeding(head -> test.verify(() -> {
+        batcher.submit(CheckpointCommand.generated(u("waiting")));
+        List<Future<CheckpointCreated>> refused = batcher.submitAll(
+            List.of(CheckpointCommand.generated(u("a")), CheckpointCommand.generated(u("b"))));
+        for (Future<CheckpointCreated> f : refused) {
+          assertTrue(f.failed(), "answered before any batch");
+          assertEquals("ACK_BATCHER_OVERLOADED", ((AckpointException) f.cause()).code());
+        }
+        assertEquals(1, batcher.pending());
+        List<Future<CheckpointCreated>> admitted = batcher.submitAll(List.of(CheckpointCommand.generated(u("c"))));
+        assertFalse(admitted.get(0).isComplete());
+        assertEquals(2, batcher.pending());
+        test.completeNow();
+      })));
+    });
+  }
+
   @Test
   void aRequestWhoseCallerStoppedWaitingIsDroppedBeforeStorageSeesIt(VertxTestContext test) {
     context.runOnContext(v -> {

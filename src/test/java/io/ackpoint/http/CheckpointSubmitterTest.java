@@ -81,11 +81,38 @@ class CheckpointSubmitterTest {
     });
   }
 
+  @Test
+  void withBatchingOffEveryCommandTravelsAlone(Vertx vertx, VertxTestContext test) {
+    List<List<CheckpointCommand>> received = answerEachUserByName(vertx);
+    onItsEventLoop(vertx, false, submitter -> Future.join(
+            submitter.submit(CheckpointCommand.requested(user("a"), 1)),
+            submitter.submit(CheckpointCommand.requested(user("b"), 2)))
+        .onComplete(test.succeeding(done -> test.verify(() -> {
+          assertEquals(2, received.size());
+          test.completeNow();
+        }))));
+  }
+
+  @Test
+  void anAnswerThatDoesNotMatchTheCommandsFailsEachOfThemAsInternal(Vertx vertx, VertxTestContext test) {
+    DeliveryOptions asOutcomes = LocalCodec.register(vertx, CheckpointOutcomes.class);
+    vertx.eventBus().<CheckpointCommands>localConsumer(ADDRESS, msg -> msg.reply(new CheckpointOutcomes(List.of()), asOutcomes));
+    onItsEventLoop(vertx, submitter -> submitter.submit(CheckpointCommand.generated(user("a")))
+        .onComplete(test.failing(e -> test.verify(() -> {
+          assertEquals(AckpointError.INTERNAL, ((AckpointException) e).error());
+          test.completeNow();
+        }))));
+  }
+
   /** Runs {@code test} on the event loop of a new submitter, as the routes use it. */
   private static void onItsEventLoop(Vertx vertx, Consumer<CheckpointSubmitter> test) {
+    onItsEventLoop(vertx, true, test);
+  }
+
+  private static void onItsEventLoop(Vertx vertx, boolean perTurn, Consumer<CheckpointSubmitter> test) {
     DeliveryOptions options = LocalCodec.register(vertx, CheckpointCommands.class).setSendTimeout(5_000);
     Context context = vertx.getOrCreateContext();
-    context.runOnContext(v -> test.accept(new CheckpointSubmitter(context, vertx.eventBus(), ADDRESS, options)));
+    context.runOnContext(v -> test.accept(new CheckpointSubmitter(context, vertx.eventBus(), ADDRESS, options, perTurn)));
   }
 
   /**
