@@ -1,7 +1,6 @@
 package io.ackpoint;
 
 import io.vertx.core.Future;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
@@ -39,21 +38,17 @@ public final class AckpointException extends ReplyException {
   }
 
   /**
-   * Answers the request {@code message} with the outcome of {@code result}: its value, sent with
-   * {@code options}, or its failure as the catalogue's error.
+   * Answers the request {@code message} with the outcome of {@code result}: its value, or its failure
+   * as the catalogue's error.
    */
-  public static void reply(Message<?> message, Future<?> result, DeliveryOptions options) {
+  public static void reply(Message<?> message, Future<?> result) {
     result.onComplete(ar -> {
       if (ar.succeeded()) {
-        message.reply(ar.result(), options);
+        message.reply(ar.result());
       } else {
         message.reply(of(ar.cause()));
       }
     });
-  }
-
-  public static void reply(Message<?> message, Future<?> result) {
-    reply(message, result, new DeliveryOptions());
   }
 
   /**
