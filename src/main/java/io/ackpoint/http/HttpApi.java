@@ -56,6 +56,7 @@ public final class HttpApi {
 
   /** Must be called on the event loop that will serve the routes. */
   public static Future<HttpApi> create(Vertx vertx, HttpSettings settings) {
+    HomeLoop homeLoop = new HomeLoop(vertx);
     AckSubscribers subscribers = new AckSubscribers(vertx, settings.addresses().positionHeard());
     return subscribers.start()
         .compose(v -> settings.authenticators().create(vertx))
@@ -63,7 +64,7 @@ public final class HttpApi {
           TransferCodings transferCodings = new TransferCodings();
           CheckpointRoutes checkpoints = new CheckpointRoutes(vertx, settings, subscribers);
           AtomicBoolean closed = new AtomicBoolean();
-          Router router = router(vertx, settings, subscribers, authenticator, transferCodings, checkpoints, closed);
+          Router router = router(vertx, homeLoop, settings, subscribers, authenticator, transferCodings, checkpoints, closed);
           return new HttpApi(router, subscribers, authenticator, transferCodings, checkpoints, closed, settings.listener());
         });
   }
@@ -93,11 +94,12 @@ public final class HttpApi {
     return subscribers.stop().eventually(authenticator::close);
   }
 
-  private static Router router(Vertx vertx, HttpSettings settings, AckSubscribers subscribers, Authenticator authenticator,
+  private static Router router(Vertx vertx, HomeLoop homeLoop, HttpSettings settings, AckSubscribers subscribers, Authenticator authenticator,
                                TransferCodings transferCodings, CheckpointRoutes checkpoints, AtomicBoolean closed) {
     AckpointConfig config = settings.config();
     Router router = Router.router(vertx);
-    // First: a request pipelined behind one framed by a transfer coding is answered by nothing.
+    router.route().handler(homeLoop);
+    // Then: a request pipelined behind one framed by a transfer coding is answered by nothing.
     router.route().handler(transferCodings::fence);
     router.route().handler(new RequestLog(config.log().access()));
     // The Allow header of each path the router serves, filled once every route is added (before the

@@ -15,6 +15,7 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.List;
+import java.util.function.Supplier;
 
 import static io.ackpoint.support.TestAckpoint.ADDRESSES;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -69,6 +71,58 @@ class LifecycleTest {
     assertTrue(Await.result(host.ackpoint.createRouter().map(router -> "made").otherwise(Throwable::getMessage)).contains("closed"));
     // Answering after close registered no meter of its own.
     assertEquals(List.of(), registry.getMeters().stream().map(m -> m.getId().getName()).filter(n -> n.startsWith("ackpoint.")).toList());
+  }
+
+  @Test
+  void aRouterServedFromAnotherEventLoopThanTheOneItWasMadeOnIsRefusedNamingTheFix(Vertx vertx) {
+    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
+    config.getJsonObject("http").put("enabled", false);
+    Ackpoint ackpoint = Await.result(TestAckpoint.start(vertx, config));
+    try {
+      ContextInternal made = ((VertxInternal) vertx).createEventLoopContext();
+      ContextInternal serving = ((VertxInternal) vertx).createEventLoopContext();
+      while (serving.nettyEventLoop() == made.nettyEventLoop()) {
+        serving = ((VertxInternal) vertx).createEventLoopContext();
+      }
+      Router routes = Await.result(on(made, ackpoint::createRouter));
+      int port = TestAckpoint.freePort();
+      Await.result(on(serving, () -> vertx.createHttpServer().requestHandler(routes).listen(port, "127.0.0.1")));
+
+      var refused = Await.result(WebClient.create(vertx).get(port, "127.0.0.1", "/write-checkpoint2.json")
+          .putHeader("Authorization", "Token " + TestKeys.token(vertx, "shared-router")).send());
+      assertEquals(500, refused.statusCode(), refused.bodyAsString());
+      JsonObject error = refused.bodyAsJsonObject().getJsonObject("error");
+      assertEquals("ACK_INTERNAL", error.getString("code"));
+      assertTrue(error.getString("description").contains("createRouter on each event loop"), error.encode());
+    } finally {
+      Await.result(ackpoint.close());
+    }
+  }
+
+  @Test
+  void aRouterMadeAndServedOnAWorkerContextAnswers(Vertx vertx) {
+    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
+    config.getJsonObject("http").put("enabled", false);
+    Ackpoint ackpoint = Await.result(TestAckpoint.start(vertx, config));
+    try {
+      ContextInternal worker = ((VertxInternal) vertx).createWorkerContext();
+      int port = TestAckpoint.freePort();
+      Await.result(on(worker, () -> ackpoint.createRouter()
+          .compose(routes -> vertx.createHttpServer().requestHandler(routes).listen(port, "127.0.0.1"))));
+
+      var answered = Await.result(WebClient.create(vertx).get(port, "127.0.0.1", "/write-checkpoint2.json")
+          .putHeader("Authorization", "Token " + TestKeys.token(vertx, "worker-router")).send());
+      assertEquals(200, answered.statusCode(), answered.bodyAsString());
+    } finally {
+      Await.result(ackpoint.close());
+    }
+  }
+
+  /** What {@code action} answers, started on {@code context}. */
+  private static <T> Future<T> on(ContextInternal context, Supplier<Future<T>> action) {
+    Promise<T> answer = context.promise();
+    context.runOnContext(v -> action.get().onComplete(answer));
+    return answer.future();
   }
 
   @Test
