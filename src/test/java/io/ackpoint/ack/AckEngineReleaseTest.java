@@ -57,7 +57,7 @@ class AckEngineReleaseTest {
   }
 
   /** Storage whose acknowledgement statements end when {@code statements} completes them (never, unless it does). */
-  private static CheckpointStorage storage(BiConsumer<String, Promise<List<Reached>>> statements) {
+  static CheckpointStorage storage(BiConsumer<String, Promise<List<Reached>>> statements) {
     return (CheckpointStorage) Proxy.newProxyInstance(CheckpointStorage.class.getClassLoader(),
         new Class<?>[] {CheckpointStorage.class}, (proxy, method, args) -> {
           Promise<List<Reached>> statement = Promise.promise();
@@ -73,10 +73,15 @@ class AckEngineReleaseTest {
    * statements}. A release waits {@code recordMs} for a position before it starts its own statement.
    */
   private static AckEngine recordingNobody(Vertx vertx, List<String> statements, long recordMs) {
+    return recordingNobody(vertx, statements, recordMs, AckEngine.SPACING_MS);
+  }
+
+  /** {@link #recordingNobody}, its statements started {@code spacingMs} apart at least. */
+  static AckEngine recordingNobody(Vertx vertx, List<String> statements, long recordMs, long spacingMs) {
     return new AckEngine(vertx, storage((position, statement) -> {
       statements.add(position);
       statement.complete(List.of());
-    }), Lsn.FORMAT, "reached", "heard", AckListener.NONE, recordMs);
+    }), Lsn.FORMAT, "reached", "heard", AckListener.NONE, recordMs, spacingMs);
   }
 
   private static PendingCheckpoints storedNow(Pending... pending) {
