@@ -13,6 +13,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.internal.ContextInternal;
@@ -20,6 +21,7 @@ import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
+import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.sqlclient.SqlConnection;
@@ -75,9 +77,7 @@ class LifecycleTest {
 
   @Test
   void aRouterServedFromAnotherEventLoopThanTheOneItWasMadeOnIsRefusedNamingTheFix(Vertx vertx) {
-    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
-    config.getJsonObject("http").put("enabled", false);
-    Ackpoint ackpoint = Await.result(TestAckpoint.start(vertx, config));
+    Ackpoint ackpoint = startedWithoutHttp(vertx);
     try {
       ContextInternal made = ((VertxInternal) vertx).createEventLoopContext();
       ContextInternal serving = ((VertxInternal) vertx).createEventLoopContext();
@@ -88,8 +88,7 @@ class LifecycleTest {
       int port = TestAckpoint.freePort();
       Await.result(on(serving, () -> vertx.createHttpServer().requestHandler(routes).listen(port, "127.0.0.1")));
 
-      var refused = Await.result(WebClient.create(vertx).get(port, "127.0.0.1", "/write-checkpoint2.json")
-          .putHeader("Authorization", "Token " + TestKeys.token(vertx, "shared-router")).send());
+      var refused = checkpoint(vertx, port, "shared-router");
       assertEquals(500, refused.statusCode(), refused.bodyAsString());
       JsonObject error = refused.bodyAsJsonObject().getJsonObject("error");
       assertEquals("ACK_INTERNAL", error.getString("code"));
@@ -101,21 +100,30 @@ class LifecycleTest {
 
   @Test
   void aRouterMadeAndServedOnAWorkerContextAnswers(Vertx vertx) {
-    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
-    config.getJsonObject("http").put("enabled", false);
-    Ackpoint ackpoint = Await.result(TestAckpoint.start(vertx, config));
+    Ackpoint ackpoint = startedWithoutHttp(vertx);
     try {
       ContextInternal worker = ((VertxInternal) vertx).createWorkerContext();
       int port = TestAckpoint.freePort();
       Await.result(on(worker, () -> ackpoint.createRouter()
           .compose(routes -> vertx.createHttpServer().requestHandler(routes).listen(port, "127.0.0.1"))));
 
-      var answered = Await.result(WebClient.create(vertx).get(port, "127.0.0.1", "/write-checkpoint2.json")
-          .putHeader("Authorization", "Token " + TestKeys.token(vertx, "worker-router")).send());
+      var answered = checkpoint(vertx, port, "worker-router");
       assertEquals(200, answered.statusCode(), answered.bodyAsString());
     } finally {
       Await.result(ackpoint.close());
     }
+  }
+
+  private static Ackpoint startedWithoutHttp(Vertx vertx) {
+    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
+    config.getJsonObject("http").put("enabled", false);
+    return Await.result(TestAckpoint.start(vertx, config));
+  }
+
+  /** {@code GET /write-checkpoint2.json} of {@code user} on {@code port}. */
+  private static HttpResponse<Buffer> checkpoint(Vertx vertx, int port, String user) {
+    return Await.result(WebClient.create(vertx).get(port, "127.0.0.1", "/write-checkpoint2.json")
+        .putHeader("Authorization", "Token " + TestKeys.token(vertx, user)).send());
   }
 
   /** What {@code action} answers, started on {@code context}. */
