@@ -44,7 +44,10 @@ public final class AckEngine {
   private static final long RETRY_MS = 1_000;
   /** How long a release waits for a position to start the statement that records it (see {@link #recordSoon}). */
   private static final long RECORD_MS = 20;
-  /** The least time from one statement's start to the next one's (see {@link #applySoon}). */
+  /**
+   * The least time from one statement's start to the next one's when a position starts it (see
+   * {@link #applySoon}); a release's own statement, a clean stop and a retry do not wait for it.
+   */
   static final long SPACING_MS = 5;
 
   private final Vertx vertx;
@@ -176,7 +179,8 @@ public final class AckEngine {
    * Tells every node's streams of {@code users} now, naming the statement that will record them:
    * the next to start, at the latest position or a later one, which sees their batches (committed,
    * since the engine has their answers). It starts with the next position (under load the next
-   * batch's marker), after {@link #RECORD_MS} if none came (see {@link #recordSoon}), or at a clean
+   * batch's marker; {@link #SPACING_MS} after the statement before at the latest), after
+   * {@link #RECORD_MS} if none came (see {@link #recordSoon}), or at a clean
    * stop: starting one at once for each release that comes while a statement runs cost a third more
    * commits under load.
    */
@@ -248,12 +252,13 @@ public final class AckEngine {
    * Applies the latest position now, or once {@link #SPACING_MS} have passed since the last statement
    * began. Under load a position comes with every batch's commit, and a statement for each cost
    * PostgreSQL a commit and an executor start-up per batch (with one user, where each batch is a
-   * row, the statements took a third of its CPU); spaced, one statement records the positions of
-   * several batches, and their rows once each. Streams of this node's batches do not wait for it:
-   * they are told as soon as a position passes their heads ({@link EarlyReleases}). What waits, by
-   * the spacing at most, is what only a statement tells: event-bus consumers, the legacy route's
-   * waits, and the users of batches another node stored. A position after a quiet spell is applied
-   * at once.
+   * row, spacing them cut its CPU per request by a quarter to a half); spaced, one statement
+   * records the positions of several batches, and their rows once each. Streams of this node's
+   * batches do not wait for it: they are told as soon as a position passes their heads ({@link
+   * EarlyReleases}). What waits, by about the spacing at most (a timer of whole milliseconds), is
+   * what only a statement tells: event-bus consumers, the legacy route's waits, the users of
+   * batches another node stored, of custom checkpoints, and of checkpoints beyond {@link
+   * EarlyReleases#LIMIT}. A position after a quiet spell is applied at once.
    */
   private void applySoon() {
     long wait = spacingNanos - (System.nanoTime() - statementStarted);
