@@ -23,8 +23,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class HomeLoop implements Handler<RoutingContext> {
 
   private static final Logger LOG = LoggerFactory.getLogger(HomeLoop.class);
-  static final String REFUSAL = "this router was made on another event loop than the one serving this request:"
-      + " call Ackpoint.createRouter on each event loop that serves it (in the start of each HTTP verticle instance)";
+  static final String REFUSAL = "this request is served on another thread than the event loop (or worker context) this"
+      + " router was made on: call Ackpoint.createRouter on each event loop that serves it (in the start of each HTTP"
+      + " verticle instance), and let no handler before it resume the request on a thread of its own";
 
   private final ContextInternal made;
   private final EventLoop loop;
