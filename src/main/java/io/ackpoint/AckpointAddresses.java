@@ -62,8 +62,9 @@ public record AckpointAddresses(String prefix) {
   }
 
   /**
-   * Local: {@code PendingCheckpoints} from the batcher to this node's acknowledgement engine, if it
-   * runs here; dropped where none does (those checkpoints are acknowledged by the engine's statement).
+   * {@code PendingCheckpoints} from each node's batcher to the acknowledgement engine, on whichever
+   * node of the cluster runs it (local on a Vert.x that is not clustered); dropped while none does
+   * (those checkpoints are acknowledged by the engine's statement).
    */
   public String pendingCheckpoints() {
     return internal("checkpoint.pending");

@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * Its first announcement after a failed statement names none either: that statement may have
  * committed, its answer lost.
  *
- * <p>The checkpoints of this node's batches are released sooner: their users are told as soon as a
+ * <p>The checkpoints of the batches of every node are released sooner: their users are told as soon as a
  * position passes their heads, in a message marked {@link PositionReached#RELEASE_HEADER}, while
  * the statement that records them runs or waits its turn ({@link EarlyReleases} says why that is
  * safe). The statement's announcement follows as for every position, and tells the event-bus
@@ -153,9 +153,10 @@ public final class AckEngine {
   }
 
   /**
-   * Checkpoints a batch of this node stored, with the heads they wait for: released at once if the
+   * Checkpoints a batch of any node stored, with the heads they wait for: released at once if the
    * latest position passed their head already, else kept for the position that does. Not released
-   * when announced already: a statement begun after the batch's answer (so after its commit) saw its
+   * when announced already: a statement begun after the batch's answer (so after its commit; from
+   * another node, after its arrival here, see {@code PendingCheckpointsCodec}) saw its
    * rows, and applied a position at or past the head: a release would tell nobody anything new, at
    * the cost of a message to every event loop of every node.
    */
@@ -253,12 +254,11 @@ public final class AckEngine {
    * began. Under load a position comes with every batch's commit, and a statement for each cost
    * PostgreSQL a commit and an executor start-up per batch (with one user, where each batch is a
    * row, spacing them cut its CPU per request by a quarter to a half); spaced, one statement
-   * records the positions of several batches, and their rows once each. Streams of this node's
-   * batches do not wait for it: they are told as soon as a position passes their heads ({@link
+   * records the positions of several batches, and their rows once each. Streams of the batches of
+   * every node do not wait for it: they are told as soon as a position passes their heads ({@link
    * EarlyReleases}). What waits, by about the spacing at most (a timer of whole milliseconds), is
    * what only a statement tells: event-bus consumers, the legacy route's waits, the users of
-   * batches another node stored, of custom checkpoints, and of checkpoints beyond {@link
-   * EarlyReleases#LIMIT}. A position after a quiet spell is applied at once.
+   * custom checkpoints, and of checkpoints beyond {@link EarlyReleases#LIMIT}. A position after a quiet spell is applied at once.
    */
   private void applySoon() {
     long wait = spacingNanos - (System.nanoTime() - statementStarted);

@@ -43,7 +43,7 @@ public final class AckEngineVerticle extends VerticleBase {
     var bus = vertx.eventBus();
     return Future.all(
         bus.<String>localConsumer(addresses.positionObserved(), msg -> engine.observe(msg.body())).completion(),
-        bus.<PendingCheckpoints>localConsumer(addresses.pendingCheckpoints(), msg -> engine.pending(msg.body())).completion(),
+        bus.<PendingCheckpoints>consumer(addresses.pendingCheckpoints(), msg -> engine.pending(msg.body())).completion(),
         bus.<JsonObject>localConsumer(addresses.customCheckpoints(), msg -> AckpointException.reply(msg,
             engine.custom(msg.body().getString("position"), CustomCheckpoints.checkpoints(msg.body())))).completion());
   }

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.PriorityQueue;
 
 /**
- * Checkpoints of this node's batches still waiting for replication, by head, so that the engine
+ * Checkpoints of the batches of every node still waiting for replication, by head, so that the engine
  * tells their users as soon as an observed position passes their head instead of after the
  * statement that records it (which may be queued behind the one running).
  *

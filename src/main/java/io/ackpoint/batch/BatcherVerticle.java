@@ -13,7 +13,7 @@ import io.ackpoint.core.CheckpointOutcome;
 import io.ackpoint.core.CheckpointOutcomes;
 import io.ackpoint.core.CheckpointRefused;
 import io.ackpoint.core.LocalCodec;
-import io.ackpoint.core.PendingCheckpoints;
+import io.ackpoint.core.PendingCheckpointsCodec;
 import io.ackpoint.source.ReplicationSource;
 import io.ackpoint.storage.CheckpointStorage;
 import io.ackpoint.storage.HeadStoringWriter;
@@ -67,7 +67,7 @@ public final class BatcherVerticle extends VerticleBase {
         ? new CheckpointBatcher(context, oneRoundTrip, config, listener)
         : new CheckpointBatcher(context, source, storage, config, listener);
     DeliveryOptions asOutcomes = LocalCodec.register(vertx, CheckpointOutcomes.class);
-    DeliveryOptions toEngine = LocalCodec.register(vertx, PendingCheckpoints.class);
+    DeliveryOptions toEngine = PendingCheckpointsCodec.registerOn(vertx);
     var bus = vertx.eventBus();
     batcher.releaseTo(waiting -> bus.send(addresses.pendingCheckpoints(), waiting, toEngine));
     consumers.add(bus.consumer(addresses.checkpointCreate(), this::create));

@@ -230,7 +230,7 @@ public final class AckpointImpl implements Ackpoint {
     boolean clustered = vertx.isClustered();
     NodeRole role = clustered ? new NodeRole() : NodeRole.standalone();
     List<Supplier<Deployable>> duties = leaderDuties(addresses);
-    Future<Void> chain = deploy(new BatcherVerticle(source, storage, Backends.oneRoundTrip(databases, storage, source, clustered), config.batching(),
+    Future<Void> chain = deploy(new BatcherVerticle(source, storage, Backends.oneRoundTrip(databases, storage, source), config.batching(),
         config.checkpoints().mode(), metrics, addresses))
         .compose(v -> deploy(new AckVerticle(storage, history, source, config.acknowledgement(), addresses)));
     if (!clustered) {

@@ -45,18 +45,15 @@ final class Backends {
   }
 
   /**
-   * Storage's one-round-trip writer (head, rows and marker) when source and storage are one
-   * PostgreSQL database, which then share one pool; else null. The marker is committed with the rows
-   * on a standalone Ackpoint, and follows their commit on a node of a cluster (HeadStoringWriter says why).
+   * Storage's one-round-trip writer (head, rows and marker, committed together) when source and
+   * storage are one PostgreSQL database, which then share one pool; else null.
    */
-  static HeadStoringWriter oneRoundTrip(Databases databases, CheckpointStorage storage, ReplicationSource source,
-                                        boolean clustered) {
+  static HeadStoringWriter oneRoundTrip(Databases databases, CheckpointStorage storage, ReplicationSource source) {
     if (databases.source() != databases.storage() || !(storage instanceof PgCheckpointStorage pg)
-        || !(source instanceof PgReplicationSource pgSource)) {
+        || !(source instanceof PgReplicationSource)) {
       return null;
     }
-    return clustered ? pg.atCurrentHeadMarkedAfter(pgSource::forceMarkerIf)
-        : pg.atCurrentHeadMarkedWithin(PgReplicationSource.MARKER_IN_TRANSACTION);
+    return pg.atCurrentHeadMarkedWithin(PgReplicationSource.MARKER_IN_TRANSACTION);
   }
 
   static AcknowledgementHistory history(AckpointConfig config, Databases databases) {

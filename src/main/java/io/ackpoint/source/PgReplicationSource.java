@@ -71,19 +71,6 @@ public final class PgReplicationSource implements ReplicationSource {
     return emitMarker(pool).compose(sql -> guarded(pool.preparedQuery(sql).execute(Tuple.of(MARKER_PREFIX, "ping")).mapEmpty()));
   }
 
-  /**
-   * The marker, written through {@code client} if {@code condition} (a query) finds a row: a
-   * connection of this source's database on which the caller has just sent a batch, so that the
-   * marker runs only once that batch's transaction is committed and visible (a connection runs its
-   * statements one after the other), and knows then whether anything waits for it. Answers the
-   * marker's position, or null when nothing waited and none was written.
-   */
-  public Future<String> forceMarkerIf(SqlClient client, String condition) {
-    return emitMarker(client).compose(sql -> guarded(client.preparedQuery(sql + "::text WHERE EXISTS (" + condition + ")")
-        .execute(Tuple.of(MARKER_PREFIX, "ping"))
-        .map(rows -> rows.size() == 0 ? null : Lsn.format(rows.iterator().next().getString(0)))));
-  }
-
   private Future<String> emitMarker(SqlClient client) {
     String known = emitMarker;
     if (known != null) {

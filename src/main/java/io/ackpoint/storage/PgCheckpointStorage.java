@@ -26,12 +26,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import static io.ackpoint.storage.PgStatements.COUNT;
 import static io.ackpoint.storage.PgStatements.DELETE_EXPIRED;
-import static io.ackpoint.storage.PgStatements.ANY_PENDING;
 import static io.ackpoint.storage.PgStatements.LATEST_ACKNOWLEDGED;
 import static io.ackpoint.storage.PgStatements.MARK_PROCESSED;
 import static io.ackpoint.storage.PgStatements.HAS_UNIQUE_KEY;
@@ -47,8 +45,7 @@ import static io.ackpoint.storage.PgStatements.UPSERT_CUSTOM;
  * ({@link PgStatements#UPSERT_BATCH}), the older statement that locks the rows before it updates
  * them on a table without ({@link PgStatements#STORE_BATCH}). When
  * the source is this same database, the statement also reads the head, and writes the source's
- * marker in its transaction ({@link #atCurrentHeadMarkedWithin}) or has it follow in the same round
- * trip ({@link #atCurrentHeadMarkedAfter}). Pending rows are found through their own queue,
+ * marker in its transaction ({@link #atCurrentHeadMarkedWithin}). Pending rows are found through their own queue,
  * written by the same statements (see {@link PgStatements}), so that both updates of a row are HOT.
  */
 public final class PgCheckpointStorage implements CheckpointStorage {
@@ -151,52 +148,24 @@ public final class PgCheckpointStorage implements CheckpointStorage {
    * caller knows): each statement reads the head itself and writes the source's marker inside its
    * own transaction with {@code markerCall} (an SQL call that writes one and answers its position),
    * if the batch left a checkpoint pending or the pending queue lost its proof of completeness.
-   * Head, rows and marker: one round trip, one commit. For the case that needs the marker after the
-   * commit, see {@link HeadStoringWriter}.
+   * Head, rows and marker: one round trip, one commit ({@link HeadStoringWriter} says why that is enough).
    */
   public HeadStoringWriter atCurrentHeadMarkedWithin(String markerCall) {
-    return atCurrentHead(new HeadStatements(PgStatements.storeBatchAtCurrentHead(markerCall),
-        PgStatements.upsertBatchAtCurrentHead(markerCall), null));
-  }
-
-  /**
-   * This storage as a {@link HeadStoringWriter} whose marker follows each statement's commit: {@code
-   * marker} writes the source's marker on the same connection right behind the statement, sent
-   * without waiting for its answer, if the query it is given finds a checkpoint still pending then.
-   */
-  public HeadStoringWriter atCurrentHeadMarkedAfter(BiFunction<SqlClient, String, Future<String>> marker) {
-    return atCurrentHead(new HeadStatements(PgStatements.storeBatchAtCurrentHead(null),
-        PgStatements.upsertBatchAtCurrentHead(null), marker));
-  }
-
-  /** The statements of a {@link HeadStoringWriter}, and the marker behind them (null when they write it themselves). */
-  private record HeadStatements(String store, String upsert, BiFunction<SqlClient, String, Future<String>> markerAfter) {
-  }
-
-  private HeadStoringWriter atCurrentHead(HeadStatements statements) {
+    String store = PgStatements.storeBatchAtCurrentHead(markerCall);
+    String upsert = PgStatements.upsertBatchAtCurrentHead(markerCall);
     return writes -> withKey(keyed -> pool.withConnection(conn -> keyed
-            ? SuppliedAfterGenerated.store(writes, part -> storeAtCurrentHead(conn, part, true, statements),
+            ? SuppliedAfterGenerated.store(writes, part -> storeAtCurrentHead(conn, part, upsert, true),
                 (first, second) -> first.plus(second, SuppliedAfterGenerated::merge))
-            : storeAtCurrentHead(conn, writes, false, statements)))
+            : storeAtCurrentHead(conn, writes, store, false)))
         .recover(e -> Future.failedFuture(storeFailure(e)));
   }
 
-  private static Future<HeadedBatch> storeAtCurrentHead(SqlConnection conn, List<CheckpointWrite> writes, boolean upsert,
-                                                        HeadStatements statements) {
-    String sql = upsert ? statements.upsert() : statements.store();
+  private static Future<HeadedBatch> storeAtCurrentHead(SqlConnection conn, List<CheckpointWrite> writes, String sql,
+                                                        boolean upsert) {
     LatestHead head = new LatestHead();
     LatestHead marker = new LatestHead();
-    return Attempts.run(writes, MAX_ATTEMPTS, attempt -> {
-      Future<Attempts.Attempt> stored = attempt(conn, sql, upsert, attempt, null, head, marker);
-      if (statements.markerAfter() == null) {
-        return stored;
-      }
-      Future<String> marked = statements.markerAfter().apply(conn, ANY_PENDING);
-      return stored.compose(done -> marked.map(position -> {
-        marker.seen(position);
-        return done;
-      }));
-    }).map(stored -> new HeadedBatch(head.value, stored, marker.value.isEmpty() ? null : marker.value));
+    return Attempts.run(writes, MAX_ATTEMPTS, attempt -> attempt(conn, sql, upsert, attempt, null, head, marker))
+        .map(stored -> new HeadedBatch(head.value, stored, marker.value.isEmpty() ? null : marker.value));
   }
 
   /** The latest position the attempts of one batch stored at (or marked at); it stands for all of them (see {@link HeadedBatch#plus}). */

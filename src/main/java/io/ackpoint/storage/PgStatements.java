@@ -492,17 +492,6 @@ final class PgStatements {
       SELECT NULL, NULL, CASE WHEN (SELECT complete FROM queue) THEN (SELECT count(*) FROM dequeued) END
       """.formatted(QUEUE_COMPLETE);
 
-  /**
-   * Whether any checkpoint may wait for replication: after a batch, a marker is needed only then.
-   * A batch's own pending rows are found, or were acknowledged meanwhile; a queue that lost its
-   * proof of completeness answers yes, so the acknowledgement that follows rebuilds it. The newest
-   * entry is looked up from the end of the head index: entries acknowledged but not yet vacuumed
-   * gather at its start, and a batch that made rows pending has just queued the newest.
-   */
-  static final String ANY_PENDING = """
-      SELECT 1 WHERE (SELECT head FROM ackpoint_pending ORDER BY head DESC LIMIT 1) > '' OR NOT %s"""
-      .formatted(QUEUE_COMPLETE);
-
   /** A pending row answers the id acknowledged before a write raised it (see migration 7). */
   static final String LATEST_ACKNOWLEDGED = """
       SELECT max(CASE WHEN processed_at_lsn IS NOT NULL THEN write_checkpoint ELSE acknowledged_checkpoint END)

@@ -2,14 +2,13 @@ package io.ackpoint.ack;
 
 import io.ackpoint.AckpointAddresses;
 import io.ackpoint.support.AckpointExtension;
+import io.ackpoint.support.HeldAcknowledgements;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.StreamClient;
 import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestKeys;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
-import io.vertx.sqlclient.SqlConnection;
-import io.vertx.sqlclient.Transaction;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,8 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 /**
  * A checkpoint is told to its streams as soon as replication passes its head, not after the
  * statement that records it, which may wait its turn. Here that statement is held for as long as
- * the test wants: a transaction locks a queue entry that every acknowledgement statement must take
- * first. The follower, the batch and the streams are the real ones.
+ * the test wants ({@link HeldAcknowledgements}). The follower, the batch and the streams are the real ones.
  */
 @ExtendWith(VertxExtension.class)
 class EarlyReleaseTest {
@@ -37,7 +35,7 @@ class EarlyReleaseTest {
 
   @Test
   void aStreamHearsItsCheckpointOnceReplicationPassesItsHeadBeforeStorageRecordsIt() {
-    try (HeldAcknowledgements held = HeldAcknowledgements.hold(app);
+    try (HeldAcknowledgements held = HeldAcknowledgements.hold(app.sql());
          StreamClient stream = app.stream(token, "c1")) {
       String id = requestOnOpenedStream(stream);
       assertEquals(id, stream.nextMatching(line -> line.containsKey("checkpoint_diff"))
@@ -49,7 +47,7 @@ class EarlyReleaseTest {
 
   @Test
   void aStreamOpenedAfterTheReleaseStartsFromItThoughStorageHasNotRecordedIt() {
-    try (HeldAcknowledgements held = HeldAcknowledgements.hold(app);
+    try (HeldAcknowledgements held = HeldAcknowledgements.hold(app.sql());
          StreamClient stream = app.stream(token, "c1")) {
       String id = requestOnOpenedStream(stream);
       JsonObject diff = stream.nextMatching(line -> line.containsKey("checkpoint_diff")).getJsonObject("checkpoint_diff");
@@ -69,7 +67,7 @@ class EarlyReleaseTest {
     Await.result(app.vertx().eventBus().<JsonObject>consumer(new AckpointAddresses(AckpointAddresses.DEFAULT_PREFIX).checkpointReached(),
         msg -> told.add(msg.body())).completion());
     String id;
-    try (HeldAcknowledgements held = HeldAcknowledgements.hold(app);
+    try (HeldAcknowledgements held = HeldAcknowledgements.hold(app.sql());
          StreamClient stream = app.stream(token, "c1")) {
       id = requestOnOpenedStream(stream);
       stream.nextMatching(line -> line.containsKey("checkpoint_diff"));
@@ -85,34 +83,5 @@ class EarlyReleaseTest {
     stream.next();
     stream.next();
     return data(app.api().checkpointRequest(token, "c1", "7")).getString("checkpoint_request_id");
-  }
-
-  /**
-   * A transaction holding a queue entry (of no checkpoint) whose head is the source's current one:
-   * every acknowledgement statement for a later position waits for it; ends with {@link #close()}.
-   */
-  private record HeldAcknowledgements(SqlConnection conn, Transaction tx) implements AutoCloseable {
-
-    static HeldAcknowledgements hold(AckpointExtension app) {
-      SqlConnection conn = Await.result(app.sql().pool().getConnection());
-      while (true) {
-        // A statement for a position past the head may take the entry before it is locked: queued again then.
-        app.sql().query("""
-            INSERT INTO ackpoint_pending (id, head)
-            SELECT 999999999, lpad(split_part(l, '/', 1), 8, '0') || '/' || lpad(split_part(l, '/', 2), 8, '0')
-              FROM (SELECT pg_current_wal_lsn()::text) w(l)""");
-        Transaction tx = Await.result(conn.begin());
-        if (Await.result(conn.query("SELECT 1 FROM ackpoint_pending WHERE id = 999999999 FOR UPDATE").execute()).size() == 1) {
-          return new HeldAcknowledgements(conn, tx);
-        }
-        Await.result(tx.rollback());
-      }
-    }
-
-    @Override
-    public void close() {
-      Await.result(tx.rollback());
-      Await.result(conn.close());
-    }
   }
 }

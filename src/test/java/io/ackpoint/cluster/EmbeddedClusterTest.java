@@ -9,14 +9,18 @@ import io.ackpoint.core.AckpointCodec;
 import io.ackpoint.core.PositionReached;
 import io.ackpoint.core.ReplicationStatus;
 import io.ackpoint.support.Await;
+import io.ackpoint.support.HeldAcknowledgements;
 import io.ackpoint.support.LogCapture;
+import io.ackpoint.support.Sql;
 import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestDatabase;
 import io.vertx.core.Completable;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.impl.clustered.DefaultNodeSelector;
 import io.vertx.core.eventbus.impl.clustered.NodeSelector;
 import io.vertx.core.impl.VertxBootstrapImpl;
@@ -66,7 +70,7 @@ class EmbeddedClusterTest {
       Heard heardFirst = listen(first);
       Heard heardSecond = listen(second);
       // What crosses to the second node on the internal address, by position: one announcement each
-      // (and, before it, at most one release of the users of the leader's own batches).
+      // (and, before it, at most one release of the users of the batches of either node).
       Map<String, AtomicInteger> positions = new ConcurrentHashMap<>();
       Map<String, Integer> usersAt = new ConcurrentHashMap<>();
       second.eventBus().addInboundInterceptor(ctx -> {
@@ -142,6 +146,50 @@ class EmbeddedClusterTest {
       int times = decoded.times("decoded-once");
       // At most twice: the release of the user ahead of storage, then the position's announcement.
       assertTrue(times >= 1 && times <= 2, "the user's position was decoded " + times + " times on a node of 4 event loops");
+      Await.result(Future.join(other.close(), leader.close()));
+    } finally {
+      nodes.close();
+    }
+  }
+
+  /**
+   * A checkpoint stored by a node that does not follow replication is told as soon as replication
+   * passes its head, as the leader's own are: the node's batcher sends the batch's pending
+   * checkpoints to the leader's engine. Here the leader's acknowledgement statements are held
+   * ({@link HeldAcknowledgements}), so only that early release can tell it.
+   */
+  @Test
+  void aCheckpointStoredOnANodeThatDoesNotFollowIsReleasedBeforeStorageRecordsIt() throws Exception {
+    TwoNodes nodes = TwoNodes.start();
+    Vertx first = nodes.first();
+    Vertx second = nodes.second();
+    String database = TestDatabase.freshDatabase();
+    try (Sql sql = new Sql(first, database)) {
+      JsonObject config = TestAckpoint.withFollower(TestAckpoint.configJson(database));
+      config.getJsonObject("http").put("enabled", false);
+      Ackpoint leader = Await.result(Ackpoint.deploy(first, new AckpointOptions(config)));
+      Await.result(awaitFollower(first));
+      Ackpoint other = Await.result(Ackpoint.deploy(second, new AckpointOptions(config)));
+      Promise<PositionReached> released = Promise.promise();
+      second.eventBus().addInboundInterceptor(ctx -> {
+        if (ctx.message().address().equals(ADDRESSES.positionReached()) && ctx.message().body() instanceof PositionReached p
+            && ctx.message().headers().contains(PositionReached.RELEASE_HEADER)
+            && p.reached().stream().anyMatch(r -> r.user().userId().equals("stored-apart"))) {
+          released.tryComplete(p);
+        }
+        ctx.next();
+      });
+
+      try (HeldAcknowledgements held = HeldAcknowledgements.hold(sql)) {
+        // Local only: the address is served on every node, and this batch must be the second node's.
+        JsonObject created = Await.result(second.eventBus().<JsonObject>request(ADDRESSES.checkpointCreate(),
+            new JsonObject().put("user_id", "stored-apart"), new DeliveryOptions().setLocalOnly(true))).body();
+        PositionReached release = Await.result(released.future());
+        assertEquals(Long.parseLong(created.getString("write_checkpoint")), release.reached().stream()
+            .filter(r -> r.user().userId().equals("stored-apart")).findFirst().orElseThrow().writeCheckpoint());
+        assertEquals(0, sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NOT NULL"),
+            "storage has not recorded it yet");
+      }
       Await.result(Future.join(other.close(), leader.close()));
     } finally {
       nodes.close();
