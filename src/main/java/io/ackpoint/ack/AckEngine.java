@@ -32,8 +32,8 @@ import java.util.concurrent.TimeUnit;
  * Its first announcement after a failed statement names none either: that statement may have
  * committed, its answer lost.
  *
- * <p>The checkpoints of the batches of every node are released sooner: their users are told as soon as a
- * position passes their heads, in a message marked {@link PositionReached#RELEASE_HEADER}, while
+ * <p>The checkpoints of the batches of every node are released sooner: their users are told as soon
+ * as a position passes their heads, in a message marked {@link PositionReached#RELEASE_HEADER}, while
  * the statement that records them runs or waits its turn ({@link EarlyReleases} says why that is
  * safe). The statement's announcement follows as for every position, and tells the event-bus
  * consumers; both name the statement ({@link StatementNumber}).
@@ -202,8 +202,8 @@ public final class AckEngine {
    * Starts the statement that records the last release at the latest position if none has started
    * {@link #RECORD_MS} from now (and none runs then: one that ends without a later position to apply
    * comes back here). A release may follow the statement for its position without a later one to come: a
-   * batch's marker committed with its rows (a standalone Ackpoint, see HeadStoringWriter) can reach
-   * the follower a moment before the rows are visible, and its statement then misses them. Its
+   * batch's marker committed with its rows (see HeadStoringWriter) can reach the follower a moment
+   * before the rows are visible, and its statement then misses them. Its
    * checkpoints are released when the batch's answer comes, but event-bus consumers hear only what
    * a statement records, and on an idle database the next position is the follower's heartbeat,
    * seconds away. Under load the next batch's marker comes first and the timer finds nothing to do.
@@ -258,7 +258,8 @@ public final class AckEngine {
    * every node do not wait for it: they are told as soon as a position passes their heads ({@link
    * EarlyReleases}). What waits, by about the spacing at most (a timer of whole milliseconds), is
    * what only a statement tells: event-bus consumers, the legacy route's waits, the users of
-   * custom checkpoints, and of checkpoints beyond {@link EarlyReleases#LIMIT}. A position after a quiet spell is applied at once.
+   * custom checkpoints, and of checkpoints beyond {@link EarlyReleases#LIMIT}. A position after a
+   * quiet spell is applied at once.
    */
   private void applySoon() {
     long wait = spacingNanos - (System.nanoTime() - statementStarted);

@@ -18,11 +18,10 @@ public interface BatchListener {
 
   /**
    * The checkpoints the batch made pending are acknowledged by the first position at or after
-   * {@code marker} that is applied. Written after the batch's commit (a node of a cluster), the
-   * marker's position, even one applied before this call, comes after the rows were visible;
-   * committed with the rows (a standalone Ackpoint), a position applied before this call may have
-   * been applied a moment before they were visible, and the rows are then recorded by the engine's
-   * next statement (AckEngine#recordSoon): the latency counted from here is then too short by that.
+   * {@code marker} that is applied. The marker is committed with the rows, so a position applied
+   * before this call may have been applied a moment before they were visible, and the rows are then
+   * recorded by the engine's next statement (AckEngine#recordSoon): the latency counted from here is
+   * then too short by that.
    */
   default void acknowledgedAt(String marker) {
   }

@@ -4,9 +4,8 @@ import java.util.function.BinaryOperator;
 
 /**
  * A batch stored at a replication head: every row it made pending carries that head. {@code marker}:
- * the position of the marker written in the batch's transaction or right behind it, after its
- * commit, when the batch and its marker were one round trip; null when not written (nothing was
- * pending) or not known.
+ * the position of the marker written in the batch's transaction, when the batch and its marker were
+ * one round trip; null when not written (nothing was pending) or not known.
  */
 public record HeadedBatch(String head, StoredBatch stored, String marker) implements MarkerDecision {
 

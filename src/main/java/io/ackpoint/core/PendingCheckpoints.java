@@ -6,8 +6,9 @@ import java.util.Map;
 
 /**
  * The checkpoints a stored batch left waiting for replication, each with the head replication must
- * pass for it: from the batcher to the acknowledgement engine (on whichever node runs it), which releases each one as soon as
- * an observed position passes its head. Only users whose storage answered a head are here (see
+ * pass for it: from the batcher to the acknowledgement engine (on whichever node runs it), which
+ * releases each one as soon as an observed position passes its head. Only users whose storage
+ * answered a head are here (see
  * {@link WriteOutcome.Stored#pendingHead()}). {@code storedNanos}: {@link System#nanoTime()} when
  * the batcher had the batch's answer, after its commit; from another node of a cluster, when this
  * node decoded the message ({@link PendingCheckpointsCodec}).

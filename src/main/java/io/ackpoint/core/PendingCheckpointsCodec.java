@@ -16,7 +16,11 @@ import java.util.List;
  * <p>A decoded batch is stamped with the receiving node's {@link System#nanoTime()}: the sender's
  * clock means nothing here. The stamp comes after the batch's commit (the sender had its answer
  * before it sent it), which is all {@code AckEngine#pending} asks of it: a statement begun after it
- * saw the batch's rows.
+ * saw the batch's rows. Vert.x decodes a body from the wire when it is first read, by the engine's
+ * handler on the engine's event loop, so no statement recorded there began after the stamp: the
+ * engine never skips another node's checkpoints as already announced, and releases them, at worst
+ * once more than needed (a message to every event loop, and on an idle database one more statement
+ * within AckEngine's RECORD_MS).
  */
 public final class PendingCheckpointsCodec extends AckpointCodec<PendingCheckpoints, PendingCheckpoints> {
 

@@ -16,6 +16,7 @@ import io.ackpoint.compaction.CompactionVerticle;
 import io.ackpoint.config.AckpointConfig;
 import io.ackpoint.config.ConfigException;
 import io.ackpoint.config.DevelopmentKey;
+import io.ackpoint.core.PendingCheckpointsCodec;
 import io.ackpoint.core.PositionReachedCodec;
 import io.ackpoint.embedded.EmbeddedDatabase;
 import io.ackpoint.http.HttpApi;
@@ -114,6 +115,8 @@ public final class AckpointImpl implements Ackpoint {
     }
     AckpointExceptionCodec.registerOn(vertx);
     PositionReachedCodec.registerOn(vertx);
+    // Before any verticle: the engine may decode another node's batches before this node's batcher starts.
+    PendingCheckpointsCodec.registerOn(vertx);
     Starting starting = new Starting(vertx);
     Future<Ackpoint> outcome = startEmbedded(vertx, configured).compose(embedded -> {
       AckpointConfig config = embedded == null ? configured : configured.withEmbeddedUri(embedded.uri());

@@ -32,8 +32,7 @@ public final class PgPools {
 
   /**
    * A pool with prepared statements cached per connection. Each statement has a connection to
-   * itself while it runs (the pool is not a pipelined one); a batch's marker is pipelined behind its
-   * statement on the batch's connection.
+   * itself while it runs (the pool is not a pipelined one).
    *
    * <p>Every round trip is bounded. The server cancels a statement that runs longer than
    * {@code statement_timeout} (a lock held for ever, a stalled disk); a connection that is owed an

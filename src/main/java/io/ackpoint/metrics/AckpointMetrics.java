@@ -135,10 +135,9 @@ public final class AckpointMetrics implements BatchListener, AckListener, HttpLi
   public void acknowledgedAt(String marker) {
     long ordinal = positions.ordinal(marker);
     synchronized (storedAt) {
-      // The marker is committed with the batch (or rides behind it on its connection), so the
-      // follower can apply it before this callback runs: the batch then waited for nothing after it
-      // was stored (or, committed with it, for the statement that records what the position's own
-      // statement missed: see BatchListener#acknowledgedAt).
+      // The marker is committed with the batch, so the follower can apply it before this callback
+      // runs: the batch then waited for nothing after it was stored (or for the statement that
+      // records what the position's own statement missed: see BatchListener#acknowledgedAt).
       if (ordinal <= lastApplied.get()) {
         acknowledgementLatency.record(0, TimeUnit.NANOSECONDS);
       } else {

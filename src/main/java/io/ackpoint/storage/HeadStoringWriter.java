@@ -20,9 +20,10 @@ import java.util.List;
  * before its answer came is told to its streams at once and recorded by the engine's next
  * statement, which starts within AckEngine's RECORD_MS if no position starts it sooner (see
  * AckEngine#pending, #recordSoon). Only if that message is lost (the engine's node stops as it
- * arrives, or runs a version that does not take it from other nodes) does such a checkpoint wait
- * for the next position: under load the next batch's marker, on an idle database the follower's
- * heartbeat.
+ * arrives, a node that took the lead is not yet known to the sender, or the leader runs a version
+ * that does not take it from other nodes) or never sent (the batch's answer is lost or timed out
+ * after its commit) does such a checkpoint wait for the next position: under load the next batch's
+ * marker, on an idle database the follower's heartbeat.
  */
 @FunctionalInterface
 public interface HeadStoringWriter {

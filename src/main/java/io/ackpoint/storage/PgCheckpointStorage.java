@@ -45,8 +45,9 @@ import static io.ackpoint.storage.PgStatements.UPSERT_CUSTOM;
  * ({@link PgStatements#UPSERT_BATCH}), the older statement that locks the rows before it updates
  * them on a table without ({@link PgStatements#STORE_BATCH}). When
  * the source is this same database, the statement also reads the head, and writes the source's
- * marker in its transaction ({@link #atCurrentHeadMarkedWithin}). Pending rows are found through their own queue,
- * written by the same statements (see {@link PgStatements}), so that both updates of a row are HOT.
+ * marker in its transaction ({@link #atCurrentHeadMarkedWithin}). Pending rows are found through
+ * their own queue, written by the same statements (see {@link PgStatements}), so that both updates
+ * of a row are HOT.
  */
 public final class PgCheckpointStorage implements CheckpointStorage {
 
@@ -148,7 +149,8 @@ public final class PgCheckpointStorage implements CheckpointStorage {
    * caller knows): each statement reads the head itself and writes the source's marker inside its
    * own transaction with {@code markerCall} (an SQL call that writes one and answers its position),
    * if the batch left a checkpoint pending or the pending queue lost its proof of completeness.
-   * Head, rows and marker: one round trip, one commit ({@link HeadStoringWriter} says why that is enough).
+   * Head, rows and marker: one round trip, one commit ({@link HeadStoringWriter} says why that is
+   * enough).
    */
   public HeadStoringWriter atCurrentHeadMarkedWithin(String markerCall) {
     String store = PgStatements.storeBatchAtCurrentHead(markerCall);

@@ -57,8 +57,8 @@ final class PgStatements {
    * always null without a call. Its CTE, or "" without one.
    *
    * <p>Why a marker in the batch's own transaction is enough: it is decoded at that transaction's
-   * commit, never before the batch's rows are committed (visible a moment later, which a standalone
-   * Ackpoint can wait out, see {@link HeadStoringWriter}), and the follower observes it at the
+   * commit, never before the batch's rows are committed (visible a moment later, which the
+   * acknowledgement engine waits out, see {@link HeadStoringWriter}), and the follower observes it at the
    * commit's position, after every head the batch stored (each read at the statement's start,
    * before the marker was written). A pending row of the answer that holds another batch's head has that
    * batch's marker, committed with that batch. A marker of a statement that fails is rolled back
