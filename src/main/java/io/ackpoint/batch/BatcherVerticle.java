@@ -67,7 +67,7 @@ public final class BatcherVerticle extends VerticleBase {
         ? new CheckpointBatcher(context, oneRoundTrip, config, listener)
         : new CheckpointBatcher(context, source, storage, config, listener);
     DeliveryOptions asOutcomes = LocalCodec.register(vertx, CheckpointOutcomes.class);
-    DeliveryOptions toEngine = PendingCheckpointsCodec.registerOn(vertx);
+    DeliveryOptions toEngine = PendingCheckpointsCodec.toEngine(vertx);
     var bus = vertx.eventBus();
     batcher.releaseTo(waiting -> bus.send(addresses.pendingCheckpoints(), waiting, toEngine));
     consumers.add(bus.consumer(addresses.checkpointCreate(), this::create));

@@ -24,18 +24,23 @@ import java.util.List;
  */
 public final class PendingCheckpointsCodec extends AckpointCodec<PendingCheckpoints, PendingCheckpoints> {
 
+  private static final String NAME = "ackpoint.checkpoints.pending";
+
   private PendingCheckpointsCodec() {
-    super("ackpoint.checkpoints.pending");
+    super(NAME);
+  }
+
+  /** Registered once per Vert.x instance, before any verticle starts, however many Ackpoints run on it. */
+  public static void registerOn(Vertx vertx) {
+    register(vertx, new PendingCheckpointsCodec());
   }
 
   /**
-   * Registers the codec once per Vert.x, and answers how to send with it: within this node on a
-   * Vert.x that is not clustered, to the engine wherever it runs on one that is.
+   * How to send with the codec: within this node on a Vert.x that is not clustered, to the engine
+   * wherever it runs on one that is.
    */
-  public static DeliveryOptions registerOn(Vertx vertx) {
-    PendingCheckpointsCodec codec = new PendingCheckpointsCodec();
-    register(vertx, codec);
-    return new DeliveryOptions().setCodecName(codec.name()).setLocalOnly(!vertx.isClustered());
+  public static DeliveryOptions toEngine(Vertx vertx) {
+    return new DeliveryOptions().setCodecName(NAME).setLocalOnly(!vertx.isClustered());
   }
 
   @Override

@@ -5,7 +5,6 @@ import io.ackpoint.AckpointError;
 import io.ackpoint.core.PositionFormat;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.SqlClient;
 import io.vertx.sqlclient.Tuple;
 
 /**
@@ -68,15 +67,15 @@ public final class PgReplicationSource implements ReplicationSource {
 
   @Override
   public Future<Void> forceMarker() {
-    return emitMarker(pool).compose(sql -> guarded(pool.preparedQuery(sql).execute(Tuple.of(MARKER_PREFIX, "ping")).mapEmpty()));
+    return emitMarker().compose(sql -> guarded(pool.preparedQuery(sql).execute(Tuple.of(MARKER_PREFIX, "ping")).mapEmpty()));
   }
 
-  private Future<String> emitMarker(SqlClient client) {
+  private Future<String> emitMarker() {
     String known = emitMarker;
     if (known != null) {
       return Future.succeededFuture(known);
     }
-    return guarded(client.query("SHOW server_version_num").execute().map(rows -> {
+    return guarded(pool.query("SHOW server_version_num").execute().map(rows -> {
       String sql = Integer.parseInt(rows.iterator().next().getString(0)) >= 170000 ? EMIT_MARKER_FLUSH : EMIT_MARKER;
       emitMarker = sql;
       return sql;

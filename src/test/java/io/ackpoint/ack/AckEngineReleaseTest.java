@@ -57,7 +57,7 @@ class AckEngineReleaseTest {
   }
 
   /** Storage whose acknowledgement statements end when {@code statements} completes them (never, unless it does). */
-  static CheckpointStorage storage(BiConsumer<String, Promise<List<Reached>>> statements) {
+  private static CheckpointStorage storage(BiConsumer<String, Promise<List<Reached>>> statements) {
     return (CheckpointStorage) Proxy.newProxyInstance(CheckpointStorage.class.getClassLoader(),
         new Class<?>[] {CheckpointStorage.class}, (proxy, method, args) -> {
           Promise<List<Reached>> statement = Promise.promise();
