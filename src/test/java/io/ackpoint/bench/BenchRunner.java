@@ -15,7 +15,6 @@ import java.awt.Color;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -219,9 +218,7 @@ public final class BenchRunner {
 
   private CompactionRun compactionUnderLoad(ServerProcess server, String uri) throws Exception {
     int rowsToCompact = quick ? 100_000 : 1_000_000;
-    io.vertx.pgclient.PgConnectOptions o = io.vertx.pgclient.PgConnectOptions.fromUri(uri);
-    try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + o.getHost() + ":" + o.getPort() + "/" + o.getDatabase(),
-        o.getUser(), o.getPassword() == null ? "" : o.getPassword()); Statement s = c.createStatement()) {
+    try (Connection c = ReplicationSlots.connect(uri); Statement s = c.createStatement()) {
       s.execute("INSERT INTO ackpoint_write_checkpoints (user_id, write_checkpoint, lsns, processed_at_lsn, checkpoint_requested_at)"
           + " SELECT 'expired-' || g, 1, '{\"1\":\"00000000/00000001\"}', '00000000/00000001', now() - interval '90 days'"
           + " FROM generate_series(1, " + rowsToCompact + ") g");

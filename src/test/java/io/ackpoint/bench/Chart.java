@@ -137,7 +137,7 @@ final class Chart {
 
   static CategoryChart compared(List<Compared> cases, String title, String yTitle, ToDoubleFunction<Compared> reference,
                                 ToDoubleFunction<Compared> ackpoint) {
-    CategoryChart chart = barChart(title, "method, users / connections", yTitle);
+    CategoryChart chart = barChart(title, "method users/connections (×2: on two nodes)", yTitle);
     List<String> categories = cases.stream().map(Compared::category).toList();
     List<Double> ours = cases.stream().map(c -> (double) Math.round(ackpoint.applyAsDouble(c))).toList();
     List<Double> theirs = cases.stream().map(c -> (double) Math.round(reference.applyAsDouble(c))).toList();

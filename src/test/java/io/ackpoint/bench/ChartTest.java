@@ -105,10 +105,11 @@ class ChartTest {
 
   /** Figures of the committed docs/bench/compare.md (2026-12-02). */
   static List<Chart.Compared> comparison() {
-    return List.of(new Chart.Compared("POST, 1000 / 64", 2_833, 5_566, 159.1, 115.2),
-        new Chart.Compared("POST, 1000 / 256", 2_039, 11_214, 102.9, 59.5),
-        new Chart.Compared("GET, 1 / 64", 3_622, 6_336, 99.1, 87.6),
-        new Chart.Compared("GET, 1000 / 256", 2_293, 12_043, 78.3, 56.5));
+    return List.of(new Chart.Compared("POST 1000/64", 4_176, 11_535, 76.1, 45.0),
+        new Chart.Compared("POST 1000/256", 1_971, 15_030, 67.2, 36.5),
+        new Chart.Compared("GET 1/64", 6_011, 17_715, 46.2, 20.7),
+        new Chart.Compared("GET 1000/256", 3_153, 18_897, 43.3, 29.9),
+        new Chart.Compared("POST 1000/256 ×2", 5_639, 15_231, 73.8, 37.3));
   }
 
   private static Chart.Series series(String name, Color color, double t64, double t256, double t1024, double p64, double p256,

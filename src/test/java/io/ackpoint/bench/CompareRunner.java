@@ -26,8 +26,9 @@ import java.util.stream.Collectors;
  * {@code scripts/bench --compare}: Ackpoint and another checkpoint service (the reference, started
  * apart: nothing here builds or runs it) side by side on one PostgreSQL server, the same wrk load
  * for both, runs alternated A, B, A, B. Per case: successful requests per second, and the
- * PostgreSQL server's CPU per 1,000 successful requests (its postmaster and backends, from /proc),
- * each service's own CPU, all from the same runs.
+ * PostgreSQL server's CPU per 1,000 successful requests (its postmaster and backends, from /proc,
+ * but for the other service's walsender, see {@link ReplicationSlots}), each service's own CPU, all
+ * from the same runs.
  */
 public final class CompareRunner {
 
@@ -38,14 +39,18 @@ public final class CompareRunner {
           + connections + " conns" + (nodes == 1 ? "" : " on " + nodes + " nodes");
     }
 
-    /** The chart's short label: method, users / connections. */
+    /** The chart's short label, method users/connections (×2 on two nodes): a longer one is left out by the chart's axis. */
     String category() {
-      return method + ", " + users + " / " + connections + (nodes == 1 ? "" : ", " + nodes + " nodes");
+      return method + " " + users + "/" + connections + (nodes == 1 ? "" : " ×" + nodes);
     }
   }
 
-  /** One service's processes under load: the ports wrk drives, the processes whose CPU counts. */
-  record Service(List<Integer> ports, List<Long> pids) {
+  /**
+   * One service's processes under load: the ports wrk drives, the processes whose CPU counts, and
+   * whether it is Ackpoint (whose slots are {@link #ACKPOINT_SLOTS}; every other slot is the
+   * reference's).
+   */
+  record Service(List<Integer> ports, List<Long> pids, boolean ackpoint) {
   }
 
   record Sample(double okPerSecond, double postgresCpuMsPer1000, double serviceCpuPercent, String non2xx,
@@ -59,6 +64,10 @@ public final class CompareRunner {
       new Case("GET", "/write-checkpoint2.json?client_id=bench", 1000, 256, 1),
       new Case("POST", "/sync/checkpoint-request", 1000, 256, 2));
 
+  /** Ackpoint's replication slots: one process's, then the two-node case's. */
+  static final List<String> ACKPOINT_SLOTS = List.of("bench_compare", "bench_compare_cluster");
+
+  private final String uri;
   private final long postmaster;
   private final int seconds;
   private final int rounds;
@@ -68,7 +77,8 @@ public final class CompareRunner {
   private final List<Chart.Compared> charted = new ArrayList<>();
   private final List<String> breakdown = new ArrayList<>();
 
-  private CompareRunner(long postmaster, int seconds, int rounds) {
+  private CompareRunner(String uri, long postmaster, int seconds, int rounds) {
+    this.uri = uri;
     this.postmaster = postmaster;
     this.seconds = seconds;
     this.rounds = rounds;
@@ -97,7 +107,7 @@ public final class CompareRunner {
     int firstWarmUp = Integer.parseInt(a.getOrDefault("warm-up", "30"));
     Path out = Path.of(a.getOrDefault("out", "docs/bench/compare.md"));
     List<Case> cases = selected(a.get("cases"), referencePort == 0 || referencePort2 != 0);
-    CompareRunner runner = new CompareRunner(postmaster, seconds, rounds);
+    CompareRunner runner = new CompareRunner(uri, postmaster, seconds, rounds);
     AckpointConfig ours = ConfigLoader.load(Map.of("ACKPOINT_CONFIG", "conf/ackpoint.yaml"));
     JsonObject key = ours.auth().jwks().getJsonArray("keys").getJsonObject(0);
     for (int users : new int[] {1, 1000}) {
@@ -108,8 +118,15 @@ public final class CompareRunner {
       runner.ackpointTokens.put(users, tokens("ackpoint", users, key.getString("k"), key.getString("kid"), ours.auth().audiences().get(0)));
     }
 
+    for (String slot : ACKPOINT_SLOTS) {
+      long behind = ReplicationSlots.dropIfIdle(uri, slot);
+      if (behind >= 0) {
+        System.out.printf(Locale.ROOT, "dropped the slot %s of an earlier run (%,d bytes of WAL behind): Ackpoint makes it again at the WAL's end%n",
+            slot, behind);
+      }
+    }
     Map<String, String> env = AckpointProcess.onPostgres(uri);
-    env.put("ACKPOINT_REPLICATION_SLOT_NAME", "bench_compare");
+    env.put("ACKPOINT_REPLICATION_SLOT_NAME", ACKPOINT_SLOTS.get(0));
     env.put("ACKPOINT_ADMIN_TOKEN", ClusterPair.ADMIN);
     // --ackpoint-env "ACKPOINT_X=1 ACKPOINT_Y=2": settings to try, for before/after comparisons.
     for (String setting : a.getOrDefault("ackpoint-env", "").split(" ")) {
@@ -119,13 +136,13 @@ public final class CompareRunner {
     }
     // --ackpoint-jar: another build of Ackpoint (an earlier commit's), for before/after comparisons.
     Path jar = Path.of(a.getOrDefault("ackpoint-jar", "target/ackpoint.jar"));
-    Service referenceAlone = referencePort == 0 ? null : new Service(List.of(referencePort), List.of(referencePid));
+    Service referenceAlone = referencePort == 0 ? null : new Service(List.of(referencePort), List.of(referencePid), false);
     Service referencePair = referencePort2 == 0 ? null
-        : new Service(List.of(referencePort, referencePort2), List.of(referencePid, referencePid2));
+        : new Service(List.of(referencePort, referencePort2), List.of(referencePid, referencePid2), false);
     int warmUp = firstWarmUp;
     if (cases.stream().anyMatch(c -> c.nodes() == 1)) {
       try (ServerProcess server = ServerProcess.start("compare", 18090, env, jar)) {
-        Service ackpoint = new Service(List.of(server.port), List.of(server.pid()));
+        Service ackpoint = new Service(List.of(server.port), List.of(server.pid()), true);
         for (Case c : cases) {
           if (c.nodes() == 1) {
             runner.measure(c, referenceAlone, ackpoint, warmUp);
@@ -139,9 +156,9 @@ public final class CompareRunner {
       // times as long as the first case (after 30 s their rounds still rose, 9,159 → 11,932 →
       // 15,066 2xx/s, and after 90 s, 10,603 → 12,611 → 13,459). Both nodes share one slot; the one
       // that holds the cluster's lock follows it.
-      try (ClusterPair pair = new ClusterPair(env, "bench_compare_cluster", 18091, jar)) {
+      try (ClusterPair pair = new ClusterPair(env, ACKPOINT_SLOTS.get(1), 18091, jar)) {
         pair.start();
-        Service ackpoint = new Service(List.of(pair.ports[0], pair.ports[1]), List.of(pair.nodes[0].pid(), pair.nodes[1].pid()));
+        Service ackpoint = new Service(List.of(pair.ports[0], pair.ports[1]), List.of(pair.nodes[0].pid(), pair.nodes[1].pid()), true);
         for (Case c : cases) {
           if (c.nodes() == 2) {
             runner.measure(c, referencePair, ackpoint, 4 * firstWarmUp);
@@ -155,7 +172,10 @@ public final class CompareRunner {
             + " %d s per run after a warm-up of each service (%d s before the first case, 3 s before each other),"
             + " runs alternated reference, Ackpoint, %d rounds per case; figures are the mean of the rounds"
             + " (non-2xx: the last round's count)."
-            + " PostgreSQL CPU counts the server's postmaster and backends only.%n%n",
+            + " PostgreSQL CPU counts the server's postmaster and backends only, but for the other service's walsender:"
+            + " each service's slot has a walsender, and every walsender reads all of the server's WAL (the other"
+            + " database's too), so each service's writes were read by two, one of which a deployment of that service"
+            + " alone does not have (shown apart below). Ackpoint's slots of earlier runs are dropped before it starts.%n%n",
         Instant.now(), Runtime.getRuntime().availableProcessors(), 1000, seconds, firstWarmUp, rounds).replace("1000 rotating", "1000 (or 1) rotating"));
     if (referencePort2 != 0 && cases.stream().anyMatch(c -> c.nodes() == 2)) {
       md.append(String.format(Locale.ROOT, "On 2 nodes: two Ackpoint processes in cluster mode (one follows the slot) against the reference's"
@@ -169,7 +189,8 @@ public final class CompareRunner {
     if (!runner.charted.isEmpty()) {
       md.append("\n![Successful requests/s and PostgreSQL CPU per 1,000, the reference beside Ackpoint](compare.png)\n");
     }
-    md.append("\nPostgreSQL CPU-ms per 1,000 2xx by process kind (backends that ended during a run are left out):\n\n");
+    md.append("\nPostgreSQL CPU-ms per 1,000 2xx by process kind (backends that ended during a run are left out; the other service's"
+        + " walsender is not in the table's figures):\n\n");
     runner.breakdown.forEach(l -> md.append("- ").append(l).append('\n'));
     Files.createDirectories(out.getParent());
     Files.writeString(out, md.toString());
@@ -210,19 +231,24 @@ public final class CompareRunner {
   }
 
   private Sample sample(Service service, Case c, Path tokens) throws Exception {
+    List<Long> others = ReplicationSlots.walsenders(uri).entrySet().stream()
+        .filter(slot -> ACKPOINT_SLOTS.contains(slot.getKey()) != service.ackpoint())
+        .map(Map.Entry::getValue).toList();
     double pg = Cpu.ofServer(postmaster);
-    Map<String, Double> kindsBefore = Cpu.ofServerByKind(postmaster);
+    Map<String, Double> kindsBefore = Cpu.ofServerByKind(postmaster, others);
     double serviceBefore = cpu(service);
     List<Wrk.Result> runs = load(service, c, tokens, seconds);
-    double pgUsed = Cpu.ofServer(postmaster) - pg;
+    double serverUsed = Cpu.ofServer(postmaster) - pg;
     double serviceUsed = cpu(service) - serviceBefore;
     long ok = runs.stream().mapToLong(Wrk.Result::ok).sum();
     double okPerSecond = runs.stream().mapToDouble(Wrk.Result::okPerSecond).sum();
     double ran = runs.stream().mapToDouble(Wrk.Result::seconds).max().orElseThrow();
+    Map<String, Double> kindsAfter = Cpu.ofServerByKind(postmaster, others);
+    double pgUsed = serverUsed
+        - (kindsAfter.getOrDefault(Cpu.OTHERS_WALSENDER, 0.0) - kindsBefore.getOrDefault(Cpu.OTHERS_WALSENDER, 0.0));
     Map<String, Double> kinds = new TreeMap<>();
     // Backends that ended during the run count nowhere here; the total above has them.
-    Cpu.ofServerByKind(postmaster).forEach((kind, cpu) ->
-        kinds.put(kind, (cpu - kindsBefore.getOrDefault(kind, 0.0)) * 1000 / Math.max(1, ok) * 1000));
+    kindsAfter.forEach((kind, cpu) -> kinds.put(kind, (cpu - kindsBefore.getOrDefault(kind, 0.0)) * 1000 / Math.max(1, ok) * 1000));
     String non2xx = runs.stream().map(Wrk.Result::non2xx).collect(Collectors.joining(" + "));
     return new Sample(okPerSecond, ok == 0 ? Double.NaN : pgUsed * 1000 / ok * 1000, serviceUsed / ran * 100, non2xx, kinds);
   }

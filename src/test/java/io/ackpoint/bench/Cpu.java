@@ -60,15 +60,19 @@ final class Cpu {
 
   /**
    * A PostgreSQL server's CPU seconds by kind of process, read from each child's title: "backend"
-   * (client connections), "walsender", "walwriter", "checkpointer", and so on.
+   * (client connections), "walsender", "walwriter", "checkpointer", and so on; the walsenders of
+   * {@code othersWalsenders} (another service's slots) as {@link #OTHERS_WALSENDER}.
    */
-  static java.util.Map<String, Double> ofServerByKind(long postmasterPid) {
+  static java.util.Map<String, Double> ofServerByKind(long postmasterPid, java.util.Collection<Long> othersWalsenders) {
     java.util.Map<String, Double> kinds = new java.util.TreeMap<>();
     for (ProcessHandle child : ProcessHandle.of(postmasterPid).map(p -> p.children().toList()).orElse(java.util.List.of())) {
-      kinds.merge(kind(child.pid()), ofProcess(child.pid()), Double::sum);
+      String kind = othersWalsenders.contains(child.pid()) ? OTHERS_WALSENDER : kind(child.pid());
+      kinds.merge(kind, ofProcess(child.pid()), Double::sum);
     }
     return kinds;
   }
+
+  static final String OTHERS_WALSENDER = "other service's walsender";
 
   private static String kind(long pid) {
     try {
