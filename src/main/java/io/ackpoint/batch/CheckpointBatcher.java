@@ -43,6 +43,7 @@ public final class CheckpointBatcher {
   private final BatchListener listener;
   private final BatchingConfig config;
   private final long requestTimeoutNanos;
+  private final long minIntervalNanos;
   private final LongSupplier nanoClock;
 
   private Consumer<PendingCheckpoints> released = ignored -> {
@@ -50,6 +51,10 @@ public final class CheckpointBatcher {
   private List<Waiting> pending = new ArrayList<>();
   private int inFlight;
   private boolean dispatchScheduled;
+  /** When the last batch started ({@link #nanoClock}); long enough ago before the first. */
+  private long lastStartNanos;
+  /** Whether the last batch wrote at most one row per two of its commands (its users sent several each). */
+  private boolean lastCoalesced;
   private Promise<Void> drained;
 
   /** Head, rows and marker in separate steps: any source with any storage. */
@@ -75,6 +80,8 @@ public final class CheckpointBatcher {
     this.writer = writer;
     this.config = config;
     this.requestTimeoutNanos = config.requestTimeout().toNanos();
+    this.minIntervalNanos = config.minInterval().toNanos();
+    this.lastStartNanos = nanoClock.getAsLong() - minIntervalNanos;
     this.listener = listener;
   }
 
@@ -143,11 +150,15 @@ public final class CheckpointBatcher {
       return;
     }
     dispatchScheduled = true;
-    // A zero-delay timer, not runOnContext: Netty moves due timers into the task queue only at the
-    // start of its next task pass, after the next I/O poll. Every command delivered in this loop
-    // turn (say, the hundreds an HTTP queue releases at once) is therefore in the batch, which a
-    // task queued behind the current one would cut short.
-    context.nettyEventLoop().schedule(() -> context.emit(v -> dispatch()), 0, TimeUnit.NANOSECONDS);
+    // A timer, not runOnContext: Netty moves due timers into the task queue only at the start of its
+    // next task pass, after the next I/O poll. Every command delivered in this loop turn (say, the
+    // hundreds an HTTP queue releases at once) is therefore in the batch, which a task queued behind
+    // the current one would cut short. Zero-delay but within min_interval of the start of a last
+    // batch that coalesced: its users send several commands each, so the meantime's commands join
+    // the next one mostly as rows it writes anyway, and share its statement, commit and marker. A
+    // batch of as many rows as commands would gain little but the wait.
+    long wait = lastCoalesced ? Math.max(0, minIntervalNanos - (nanoClock.getAsLong() - lastStartNanos)) : 0;
+    context.nettyEventLoop().schedule(() -> context.emit(v -> dispatch()), wait, TimeUnit.NANOSECONDS);
   }
 
   private void dispatch() {
@@ -175,11 +186,13 @@ public final class CheckpointBatcher {
 
   private void run(List<Waiting> batch) {
     inFlight++;
+    lastStartNanos = nanoClock.getAsLong();
     Map<FullUserId, Group> groups = collapse(batch);
     List<CheckpointWrite> writes = new ArrayList<>(groups.size());
     for (Group g : groups.values()) {
       writes.add(g.write());
     }
+    lastCoalesced = batch.size() >= 2 * writes.size();
     listener.batchStarted(batch.size(), writes.size());
     long started = System.nanoTime();
     writer.write(writes)

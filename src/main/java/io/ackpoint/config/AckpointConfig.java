@@ -129,9 +129,12 @@ public record AckpointConfig(
 
   /**
    * {@code enabled = false} makes every request its own batch. At most {@code maxPending} requests
-   * wait for a batch; a request is given up after {@code requestTimeout}, and so is a batch.
+   * wait for a batch; a request is given up after {@code requestTimeout}, and so is a batch. After a
+   * batch that wrote at most one row per two requests, the next one starts {@code minInterval} after
+   * it at the soonest.
    */
-  public record BatchingConfig(boolean enabled, int maxInFlightBatches, int maxPending, Duration requestTimeout) {
+  public record BatchingConfig(boolean enabled, int maxInFlightBatches, int maxPending, Duration requestTimeout,
+                               Duration minInterval) {
   }
 
   /**

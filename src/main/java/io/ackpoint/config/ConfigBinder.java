@@ -114,7 +114,8 @@ final class ConfigBinder {
         storage,
         new EmbeddedConfig(Path.of(r.string("embedded.data_dir")), embeddedPort),
         new BatchingConfig(r.bool("batching.enabled"), r.integer("batching.max_in_flight_batches", 1, 64),
-            r.integer("batching.max_pending", 1, 10_000_000), positive(r, "batching.request_timeout")),
+            r.integer("batching.max_pending", 1, 10_000_000), positive(r, "batching.request_timeout"),
+            atMostOneSecond(r, "batching.min_interval")),
         replication(r),
         acknowledgement,
         checkpoints,
@@ -228,6 +229,15 @@ final class ConfigBinder {
     Duration d = r.duration(key);
     if (d.isZero() || d.isNegative()) {
       throw new ConfigException(key, "must be greater than zero");
+    }
+    return d;
+  }
+
+  /** A wait added to requests under load: zero or more, and short beside every timeout it adds to. */
+  private static Duration atMostOneSecond(ConfigReader r, String key) {
+    Duration d = r.duration(key);
+    if (d.isNegative() || d.compareTo(Duration.ofSeconds(1)) > 0) {
+      throw new ConfigException(key, "must be from 0 to 1s");
     }
     return d;
   }

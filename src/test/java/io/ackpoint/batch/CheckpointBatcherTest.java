@@ -18,6 +18,7 @@ import io.ackpoint.config.AckpointConfig.BatchingConfig;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.internal.ContextInternal;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,6 +30,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -78,7 +80,7 @@ class CheckpointBatcherTest {
   }
 
   private CheckpointBatcher batcher(boolean batching) {
-    return batcher(new BatchingConfig(batching, 3, 10_000, Duration.ofSeconds(30)));
+    return batcher(new BatchingConfig(batching, 3, 10_000, Duration.ofSeconds(30), Duration.ZERO));
   }
 
   private CheckpointBatcher batcher(BatchingConfig config) {
@@ -154,6 +156,83 @@ class CheckpointBatcherTest {
         results.forEach(r -> assertEquals(new CheckpointCreated(1, HEAD, true), r.result()));
         test.completeNow();
       })));
+    });
+  }
+
+  private CheckpointBatcher spacedBatcher(Duration minInterval) {
+    return batcher(new BatchingConfig(true, 3, 10_000, Duration.ofSeconds(30), minInterval));
+  }
+
+  /**
+   * Runs {@code next} on the test's context after every zero-delay timer set so far: Netty runs them
+   * in the order they were set, so a batch the batcher dispatches without waiting has started by then.
+   */
+  private void afterZeroDelayTimers(Runnable next) {
+    ((ContextInternal) context).nettyEventLoop().schedule(() -> context.runOnContext(v -> next.run()), 0, TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * batching.min_interval: after a batch whose users sent several commands each, commands that come
+   * within the interval of its start, in different loop turns, wait for its end and go in one batch
+   * (a slot was free all along: three may run). Without the interval the second would have gone
+   * alone, in a batch started before the third came.
+   */
+  @Test
+  void afterACoalescedBatchCommandsWithinTheMinIntervalOfItsStartFormOneBatchAcrossLoopTurns(VertxTestContext test) {
+    context.runOnContext(v -> {
+      CheckpointBatcher batcher = spacedBatcher(Duration.ofMillis(300));
+      batcher.submit(CheckpointCommand.generated(u("first")));
+      batcher.submit(CheckpointCommand.generated(u("first")));
+      heads.next().onComplete(test.succeeding(first -> {
+        // The clock stands still: every command from here on is within the interval of the first batch's start.
+        batcher.submit(CheckpointCommand.generated(u("second")));
+        afterZeroDelayTimers(() -> {
+          test.verify(() -> assertEquals(1, heads.count(), "no batch started within the interval"));
+          batcher.submit(CheckpointCommand.generated(u("third")));
+          heads.next().onComplete(test.succeeding(spaced -> {
+            spaced.result().complete(HEAD);
+            stores.next().onComplete(test.succeeding(store -> test.verify(() -> {
+              assertEquals(List.of(u("second"), u("third")), store.argument().stream().map(CheckpointWrite::user).toList());
+              test.completeNow();
+            })));
+          }));
+        });
+      }));
+    });
+  }
+
+  /** A command that comes once the interval has passed since a coalesced batch's start waits for no timer but the loop turn's. */
+  @Test
+  void aBatchAfterAQuietSpellStartsInTheNextLoopTurn(VertxTestContext test) {
+    context.runOnContext(v -> {
+      CheckpointBatcher batcher = spacedBatcher(Duration.ofSeconds(1));
+      batcher.submit(CheckpointCommand.generated(u("first")));
+      batcher.submit(CheckpointCommand.generated(u("first")));
+      heads.next().onComplete(test.succeeding(first -> {
+        clock.addAndGet(Duration.ofSeconds(1).toNanos());
+        batcher.submit(CheckpointCommand.generated(u("later")));
+        afterZeroDelayTimers(() -> {
+          test.verify(() -> assertEquals(2, heads.count(), "the second batch started"));
+          test.completeNow();
+        });
+      }));
+    });
+  }
+
+  /** After a batch of as many rows as commands, the next one starts in the next loop turn, within the interval or not. */
+  @Test
+  void aBatchAfterOneOfDistinctUsersStartsInTheNextLoopTurn(VertxTestContext test) {
+    context.runOnContext(v -> {
+      CheckpointBatcher batcher = spacedBatcher(Duration.ofSeconds(1));
+      batcher.submit(CheckpointCommand.generated(u("first")));
+      batcher.submit(CheckpointCommand.generated(u("second")));
+      heads.next().onComplete(test.succeeding(first -> {
+        batcher.submit(CheckpointCommand.generated(u("third")));
+        afterZeroDelayTimers(() -> {
+          test.verify(() -> assertEquals(2, heads.count(), "the second batch started"));
+          test.completeNow();
+        });
+      }));
     });
   }
 
@@ -369,7 +448,7 @@ class CheckpointBatcherTest {
         : Future.succeededFuture(stored(writes, 1, true));
     context.runOnContext(v -> {
       CheckpointBatcher batcher = new CheckpointBatcher(context, source, picky,
-          new BatchingConfig(true, 3, 10_000, Duration.ofSeconds(30)), BatchListener.NONE);
+          new BatchingConfig(true, 3, 10_000, Duration.ofSeconds(30), Duration.ZERO), BatchListener.NONE);
       List<Future<CheckpointCreated>> fine = new ArrayList<>();
       for (int i = 0; i < 7; i++) {
         fine.add(batcher.submit(CheckpointCommand.generated(u("fine-" + i))));
@@ -390,7 +469,7 @@ class CheckpointBatcherTest {
   @Test
   void beyondMaxPendingARequestFailsAtOnceWith503(VertxTestContext test) {
     context.runOnContext(v -> {
-      CheckpointBatcher batcher = batcher(new BatchingConfig(true, 1, 2, Duration.ofSeconds(30)));
+      CheckpointBatcher batcher = batcher(new BatchingConfig(true, 1, 2, Duration.ofSeconds(30), Duration.ZERO));
       batcher.submit(CheckpointCommand.generated(u("in-flight")));
       heads.next().onComplete(test.succeeding(head -> {
         // One batch in flight (the limit), two waiting (the limit): the next one is refused.
@@ -410,7 +489,7 @@ class CheckpointBatcherTest {
   @Test
   void commandsSubmittedTogetherThatWouldPassMaxPendingAreAllRefusedAtOnce(VertxTestContext test) {
     context.runOnContext(v -> {
-      CheckpointBatcher batcher = batcher(new BatchingConfig(true, 1, 2, Duration.ofSeconds(30)));
+      CheckpointBatcher batcher = batcher(new BatchingConfig(true, 1, 2, Duration.ofSeconds(30), Duration.ZERO));
       batcher.submit(CheckpointCommand.generated(u("in-flight")));
       heads.next().onComplete(test.succeeding(head -> test.verify(() -> {
         batcher.submit(CheckpointCommand.generated(u("waiting")));
@@ -432,7 +511,7 @@ class CheckpointBatcherTest {
   @Test
   void aRequestWhoseCallerStoppedWaitingIsDroppedBeforeStorageSeesIt(VertxTestContext test) {
     context.runOnContext(v -> {
-      CheckpointBatcher batcher = batcher(new BatchingConfig(true, 1, 100, Duration.ofSeconds(30)));
+      CheckpointBatcher batcher = batcher(new BatchingConfig(true, 1, 100, Duration.ofSeconds(30), Duration.ZERO));
       batcher.submit(CheckpointCommand.generated(u("first")));
       heads.next().onComplete(test.succeeding(first -> {
         Future<CheckpointCreated> late = batcher.submit(CheckpointCommand.generated(u("late")));
