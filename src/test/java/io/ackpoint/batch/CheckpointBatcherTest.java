@@ -204,30 +204,23 @@ class CheckpointBatcherTest {
   /** A command that comes once the interval has passed since a coalesced batch's start waits for no timer but the loop turn's. */
   @Test
   void aBatchAfterAQuietSpellStartsInTheNextLoopTurn(VertxTestContext test) {
-    context.runOnContext(v -> {
-      CheckpointBatcher batcher = spacedBatcher(Duration.ofSeconds(1));
-      batcher.submit(CheckpointCommand.generated(u("first")));
-      batcher.submit(CheckpointCommand.generated(u("first")));
-      heads.next().onComplete(test.succeeding(first -> {
-        clock.addAndGet(Duration.ofSeconds(1).toNanos());
-        batcher.submit(CheckpointCommand.generated(u("later")));
-        afterZeroDelayTimers(() -> {
-          test.verify(() -> assertEquals(2, heads.count(), "the second batch started"));
-          test.completeNow();
-        });
-      }));
-    });
+    secondBatchStartsInTheNextLoopTurn(test, List.of("first", "first"), Duration.ofSeconds(1));
   }
 
   /** After a batch of as many rows as commands, the next one starts in the next loop turn, within the interval or not. */
   @Test
   void aBatchAfterOneOfDistinctUsersStartsInTheNextLoopTurn(VertxTestContext test) {
+    secondBatchStartsInTheNextLoopTurn(test, List.of("first", "second"), Duration.ZERO);
+  }
+
+  /** A first batch of {@code users}' commands, then {@code quiet} later one more command, whose batch starts in the next loop turn. */
+  private void secondBatchStartsInTheNextLoopTurn(VertxTestContext test, List<String> users, Duration quiet) {
     context.runOnContext(v -> {
       CheckpointBatcher batcher = spacedBatcher(Duration.ofSeconds(1));
-      batcher.submit(CheckpointCommand.generated(u("first")));
-      batcher.submit(CheckpointCommand.generated(u("second")));
+      users.forEach(user -> batcher.submit(CheckpointCommand.generated(u(user))));
       heads.next().onComplete(test.succeeding(first -> {
-        batcher.submit(CheckpointCommand.generated(u("third")));
+        clock.addAndGet(quiet.toNanos());
+        batcher.submit(CheckpointCommand.generated(u("later")));
         afterZeroDelayTimers(() -> {
           test.verify(() -> assertEquals(2, heads.count(), "the second batch started"));
           test.completeNow();
