@@ -51,7 +51,7 @@ public final class CheckpointBatcher {
   private List<Waiting> pending = new ArrayList<>();
   private int inFlight;
   private boolean dispatchScheduled;
-  /** When the last batch started ({@link #nanoClock}); long enough ago before the first. */
+  /** When the last batch started ({@link #nanoClock}); read only after a batch that coalesced. */
   private long lastStartNanos;
   /** Whether the last batch wrote at most one row per two of its commands (its users sent several each). */
   private boolean lastCoalesced;
@@ -81,7 +81,6 @@ public final class CheckpointBatcher {
     this.config = config;
     this.requestTimeoutNanos = config.requestTimeout().toNanos();
     this.minIntervalNanos = config.minInterval().toNanos();
-    this.lastStartNanos = nanoClock.getAsLong() - minIntervalNanos;
     this.listener = listener;
   }
 

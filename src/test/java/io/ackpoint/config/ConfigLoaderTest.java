@@ -78,6 +78,16 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aBatchIntervalBeyondOneSecondOrBelowZeroIsRefusedAndZeroTurnsItOff() {
+    ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(
+        "ACKPOINT_BATCHING_MIN_INTERVAL", "2s")));
+    assertTrue(e.getMessage().contains("batching.min_interval"), e.getMessage());
+    assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_BATCHING_MIN_INTERVAL", "-1ms")));
+    assertEquals(Duration.ZERO, ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_BATCHING_MIN_INTERVAL", "0s")).batching().minInterval());
+    assertEquals(Duration.ofMillis(2), ConfigLoader.resolve(minimal(), Map.of()).batching().minInterval());
+  }
+
+  @Test
   void aMetricsPortThatIsTheApiPortIsRefused() {
     ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(
         "ACKPOINT_HTTP_PORT", "9191", "ACKPOINT_METRICS_PORT", "9191")));
