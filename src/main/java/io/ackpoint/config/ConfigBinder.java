@@ -237,7 +237,7 @@ final class ConfigBinder {
   private static Duration atMostOneSecond(ConfigReader r, String key) {
     Duration d = r.duration(key);
     if (d.isNegative() || d.compareTo(Duration.ofSeconds(1)) > 0) {
-      throw new ConfigException(key, "must be from 0 to 1s");
+      throw new ConfigException(key, "must be from 0s (none) to 1s");
     }
     return d;
   }
