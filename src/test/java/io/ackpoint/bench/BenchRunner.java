@@ -218,7 +218,7 @@ public final class BenchRunner {
 
   private CompactionRun compactionUnderLoad(ServerProcess server, String uri) throws Exception {
     int rowsToCompact = quick ? 100_000 : 1_000_000;
-    try (Connection c = ReplicationSlots.connect(uri); Statement s = c.createStatement()) {
+    try (Connection c = PgJdbc.connect(uri); Statement s = c.createStatement()) {
       s.execute("INSERT INTO ackpoint_write_checkpoints (user_id, write_checkpoint, lsns, processed_at_lsn, checkpoint_requested_at)"
           + " SELECT 'expired-' || g, 1, '{\"1\":\"00000000/00000001\"}', '00000000/00000001', now() - interval '90 days'"
           + " FROM generate_series(1, " + rowsToCompact + ") g");

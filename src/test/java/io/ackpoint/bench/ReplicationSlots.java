@@ -1,9 +1,6 @@
 package io.ackpoint.bench;
 
-import io.vertx.pgclient.PgConnectOptions;
-
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -11,7 +8,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The logical replication slots of the PostgreSQL server a bench runs on, read over JDBC. Each
+ * The logical replication slots of the PostgreSQL server a bench runs on, read over JDBC ({@link PgJdbc}). Each
  * active slot has a walsender, and every walsender reads all of the server's WAL, other databases'
  * included: on a server shared by two services, each service's writes are read by both walsenders,
  * one of which a deployment of that service alone does not have.
@@ -21,16 +18,10 @@ final class ReplicationSlots {
   private ReplicationSlots() {
   }
 
-  static Connection connect(String uri) throws SQLException {
-    PgConnectOptions o = PgConnectOptions.fromUri(uri);
-    return DriverManager.getConnection("jdbc:postgresql://" + o.getHost() + ":" + o.getPort() + "/" + o.getDatabase(),
-        o.getUser(), o.getPassword() == null ? "" : o.getPassword());
-  }
-
   /** The walsender's process id of each slot that one reads now, by slot name. */
   static Map<String, Long> walsenders(String uri) throws SQLException {
     Map<String, Long> active = new HashMap<>();
-    try (Connection c = connect(uri);
+    try (Connection c = PgJdbc.connect(uri);
          ResultSet rs = c.createStatement().executeQuery(
              "SELECT slot_name, active_pid FROM pg_replication_slots WHERE active_pid IS NOT NULL")) {
       while (rs.next()) {
@@ -49,7 +40,7 @@ final class ReplicationSlots {
    * there was no such slot.
    */
   static long dropIfIdle(String uri, String slot) throws SQLException {
-    try (Connection c = connect(uri);
+    try (Connection c = PgJdbc.connect(uri);
          PreparedStatement drop = c.prepareStatement("""
              SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::int8, pg_drop_replication_slot(slot_name)
                FROM pg_replication_slots WHERE slot_name = ? AND NOT active""")) {

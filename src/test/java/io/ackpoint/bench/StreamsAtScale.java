@@ -9,10 +9,8 @@ import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.parsetools.RecordParser;
 
-import io.vertx.pgclient.PgConnectOptions;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
@@ -149,9 +147,7 @@ final class StreamsAtScale {
    * Answers when the marker was committed.
    */
   private static long writeAndMark(String uri, String userPrefix, int n, int id) throws Exception {
-    PgConnectOptions o = PgConnectOptions.fromUri(uri);
-    try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + o.getHost() + ":" + o.getPort() + "/" + o.getDatabase(),
-        o.getUser(), o.getPassword() == null ? "" : o.getPassword()); Statement s = c.createStatement()) {
+    try (Connection c = PgJdbc.connect(uri); Statement s = c.createStatement()) {
       String head = "jsonb_build_object('1', (SELECT lpad(split_part(l, '/', 1), 8, '0') || '/'"
           + " || lpad(split_part(l, '/', 2), 8, '0') FROM (SELECT pg_current_wal_lsn()::text) w(l)))";
       if (id == 1) {
