@@ -113,9 +113,7 @@ final class ConfigBinder {
         source,
         storage,
         new EmbeddedConfig(Path.of(r.string("embedded.data_dir")), embeddedPort),
-        new BatchingConfig(r.bool("batching.enabled"), r.integer("batching.max_in_flight_batches", 1, 64),
-            r.integer("batching.max_pending", 1, 10_000_000), positive(r, "batching.request_timeout"),
-            atMostOneSecond(r, "batching.min_interval")),
+        batching(r),
         replication(r),
         acknowledgement,
         checkpoints,
@@ -234,6 +232,19 @@ final class ConfigBinder {
   }
 
   /** A wait added to requests under load: zero or more, and short beside every timeout it adds to. */
+  private static BatchingConfig batching(ConfigReader r) {
+    Duration requestTimeout = positive(r, "batching.request_timeout");
+    Duration minInterval = atMostOneSecond(r, "batching.min_interval");
+    if (minInterval.compareTo(requestTimeout) >= 0) {
+      // A request that comes just after a coalesced batch waits up to min_interval in the batcher,
+      // which fails every request older than request_timeout when the batch starts.
+      throw new ConfigException("batching.min_interval", "is " + minInterval.toMillis() + "ms, not below batching.request_timeout ("
+          + requestTimeout.toMillis() + "ms): requests waiting for the next batch would time out");
+    }
+    return new BatchingConfig(r.bool("batching.enabled"), r.integer("batching.max_in_flight_batches", 1, 64),
+        r.integer("batching.max_pending", 1, 10_000_000), requestTimeout, minInterval);
+  }
+
   private static Duration atMostOneSecond(ConfigReader r, String key) {
     Duration d = r.duration(key);
     if (d.isNegative() || d.compareTo(Duration.ofSeconds(1)) > 0) {

@@ -88,6 +88,15 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aBatchIntervalNotBelowTheRequestTimeoutIsRefused() {
+    ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(
+        "ACKPOINT_BATCHING_MIN_INTERVAL", "500ms", "ACKPOINT_BATCHING_REQUEST_TIMEOUT", "500ms")));
+    assertTrue(e.getMessage().contains("batching.min_interval") && e.getMessage().contains("batching.request_timeout"), e.getMessage());
+    assertEquals(Duration.ofMillis(499), ConfigLoader.resolve(minimal(), Map.of(
+        "ACKPOINT_BATCHING_MIN_INTERVAL", "499ms", "ACKPOINT_BATCHING_REQUEST_TIMEOUT", "500ms")).batching().minInterval());
+  }
+
+  @Test
   void aMetricsPortThatIsTheApiPortIsRefused() {
     ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(
         "ACKPOINT_HTTP_PORT", "9191", "ACKPOINT_METRICS_PORT", "9191")));
