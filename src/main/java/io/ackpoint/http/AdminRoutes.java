@@ -43,7 +43,7 @@ final class AdminRoutes {
     String header = ctx.request().getHeader(HttpHeaders.AUTHORIZATION);
     Matcher bearer = header == null ? null : BEARER.matcher(header);
     byte[] given = bearer != null && bearer.matches() ? bearer.group(1).getBytes(StandardCharsets.UTF_8) : new byte[0];
-    if (!MessageDigest.isEqual(token, given)) {
+    if (!MessageDigest.isEqual(token, given) || Authentication.moreThanOneCredential(ctx)) {
       ctx.response().putHeader("WWW-Authenticate", "Bearer");
       Responses.error(ctx.response(), AckpointError.ADMIN_UNAUTHORIZED);
       return;

@@ -1,5 +1,6 @@
 package io.ackpoint.http;
 
+import io.ackpoint.AckpointError;
 import io.ackpoint.AckpointException;
 import io.ackpoint.auth.AuthenticatedUser;
 import io.ackpoint.auth.Authenticator;
@@ -28,8 +29,21 @@ final class Authentication implements Handler<RoutingContext> {
     return new FullUserId(user(ctx).userId(), clientId);
   }
 
+  /**
+   * Whether the request carries more than one Authorization header: Ackpoint would read the first,
+   * and whatever authorised the request in front of it perhaps the last, so it is refused.
+   */
+  static boolean moreThanOneCredential(RoutingContext ctx) {
+    return ctx.request().headers().getAll(HttpHeaders.AUTHORIZATION).size() > 1;
+  }
+
   @Override
   public void handle(RoutingContext ctx) {
+    if (moreThanOneCredential(ctx)) {
+      ctx.response().putHeader("WWW-Authenticate", "Bearer");
+      Responses.error(ctx.response(), AckpointError.AUTH_MALFORMED, "more than one Authorization header");
+      return;
+    }
     authenticator.authenticate(ctx.request().getHeader(HttpHeaders.AUTHORIZATION)).onComplete(ar -> {
       if (ar.succeeded()) {
         ctx.put(USER, ar.result());

@@ -94,7 +94,7 @@ final class CheckpointRoutes {
   }
 
   void writeCheckpoint2(RoutingContext ctx) {
-    String clientId = CheckpointRequests.clientId(ctx.request().getParam("client_id"));
+    String clientId = CheckpointRequests.clientId(StrictQuery.param(ctx, "client_id"));
     CheckpointCommand command = CheckpointCommand.generated(Authentication.fullUserId(ctx, clientId));
     respond(ctx, create(command).map(created -> new JsonObject()
         .put("write_checkpoint", Long.toString(created.writeCheckpoint()))));
@@ -105,7 +105,7 @@ final class CheckpointRoutes {
     String clientId = CheckpointRequests.clientId(body.getValue("client_id"));
     long id = CheckpointRequests.checkpointRequestId(body.getValue("checkpoint_request_id"));
     CheckpointCommand command = CheckpointCommand.requested(Authentication.fullUserId(ctx, clientId), id);
-    long waitMillis = waitMillis(ctx.request().getParam("wait"));
+    long waitMillis = waitMillis(StrictQuery.param(ctx, "wait"));
     if (waitMillis == 0) {
       respond(ctx, create(command).map(created -> new JsonObject()
           .put("checkpoint_request_id", Long.toString(created.writeCheckpoint()))));

@@ -43,7 +43,7 @@ final class StreamRoutes {
   }
 
   void serverSentEvents(RoutingContext ctx) {
-    open(ctx, CheckpointRequests.clientId(ctx.request().getParam("client_id")), SSE);
+    open(ctx, CheckpointRequests.clientId(StrictQuery.param(ctx, "client_id")), SSE);
   }
 
   private void open(RoutingContext ctx, String clientId, StreamFormat format) {

@@ -1,6 +1,7 @@
 package io.ackpoint.http;
 
 import io.ackpoint.AckpointError;
+import io.netty.handler.codec.http.QueryStringDecoder;
 import io.vertx.core.Handler;
 import io.vertx.ext.web.RoutingContext;
 
@@ -8,6 +9,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Refuses (400) a query string that is not well-formed percent-encoded UTF-8. A lenient decoder turns
@@ -16,8 +19,16 @@ import java.nio.charset.StandardCharsets;
  * parameter given twice too ({@code ?client_id=a&client_id=b}): the routes would read the first,
  * and whatever reads the request in front of Ackpoint perhaps the last, as with a JSON member named
  * twice.
+ *
+ * <p>The routes read their parameters through {@link #param}, decoded as a form (WHATWG URL's
+ * {@code application/x-www-form-urlencoded}): pairs split at {@code &} only, names compared exactly.
+ * Vert.x's own parameters also split at {@code ;} and ignore the case of names, so that
+ * {@code ?client_id=x;y} stored a checkpoint for client {@code x}, whose streams are not those of
+ * client {@code x;y}.
  */
 final class StrictQuery implements Handler<RoutingContext> {
+
+  private static final String PARAMETERS = StrictQuery.class.getName();
 
   @Override
   public void handle(RoutingContext ctx) {
@@ -26,13 +37,30 @@ final class StrictQuery implements Handler<RoutingContext> {
       Responses.error(ctx.response(), AckpointError.INVALID_QUERY);
       return;
     }
-    for (String name : ctx.queryParams().names()) {
-      if (ctx.queryParam(name).size() > 1) {
-        Responses.error(ctx.response(), AckpointError.INVALID_QUERY, "query parameter " + name + " is given more than once");
+    for (Map.Entry<String, List<String>> parameter : parameters(ctx).entrySet()) {
+      if (parameter.getValue().size() > 1) {
+        Responses.error(ctx.response(), AckpointError.INVALID_QUERY, "query parameter " + parameter.getKey() + " is given more than once");
         return;
       }
     }
     ctx.next();
+  }
+
+  /** The value of the query parameter {@code name}, null if absent; its first if given twice (which {@link #handle} refuses). */
+  static String param(RoutingContext ctx, String name) {
+    List<String> values = parameters(ctx).get(name);
+    return values == null ? null : values.get(0);
+  }
+
+  private static Map<String, List<String>> parameters(RoutingContext ctx) {
+    Map<String, List<String>> parameters = ctx.get(PARAMETERS);
+    if (parameters == null) {
+      String query = ctx.request().query();
+      parameters = query == null ? Map.of() : QueryStringDecoder.builder().hasPath(false).semicolonIsNormalChar(true)
+          .maxParams(Integer.MAX_VALUE).charset(StandardCharsets.UTF_8).build(query).parameters();
+      ctx.put(PARAMETERS, parameters);
+    }
+    return parameters;
   }
 
   static boolean wellFormed(String query) {

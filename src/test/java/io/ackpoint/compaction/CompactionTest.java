@@ -122,6 +122,13 @@ class CompactionTest {
     assertEquals("Bearer", compact("wrong").getHeader("WWW-Authenticate"));
   }
 
+  @Test
+  void theAdminTokenBesideAnotherAuthorizationHeaderIsRefused() {
+    var request = app.api().request(HttpMethod.POST, "/admin/compact");
+    request.headers().add("Authorization", "Bearer " + ADMIN).add("Authorization", "Bearer wrong");
+    assertEquals(401, ApiClient.send(request, null).statusCode());
+  }
+
   /** The scheme as the client routes take it (RFC 9110): any case, one or more spaces, nothing else after the token. */
   @Test
   void theAdminSchemeIsReadAsTheClientRoutesReadTheirs() {

@@ -161,6 +161,18 @@ class AuthenticationTest {
   }
 
   @Test
+  void twoAuthorizationHeadersAre401MalformedEvenWhenEachIsValid() {
+    long before = sql.checkpointRows();
+    var request = api.request(HttpMethod.GET, "/write-checkpoint2.json").addQueryParam("client_id", "c1");
+    request.headers().add("Authorization", "Token " + TestKeys.token(vertx, "first-user"))
+        .add("Authorization", "Token " + TestKeys.token(vertx, "second-user"));
+    HttpResponse<Buffer> response = ApiClient.send(request, null);
+    assertEquals(401, response.statusCode(), response.bodyAsString());
+    assertEquals("ACK_AUTH_MALFORMED", errorCode(response));
+    assertEquals(before, sql.checkpointRows(), "nothing is stored");
+  }
+
+  @Test
   void aTokenWhoseClaimsAreNotWellFormedUtf8Is401Malformed() {
     String claims = TestKeys.claims("SUBJECT").encode();
     int at = claims.indexOf("SUBJECT");

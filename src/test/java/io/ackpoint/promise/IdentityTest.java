@@ -79,4 +79,20 @@ class IdentityTest {
     assertEquals(0, app.sql().checkpointRows());
     assertEquals("1", data(app.api().writeCheckpoint2(token, "caf\u00e9 \ud83d\ude00")).getString("write_checkpoint"));
   }
+
+  @Test
+  void aSemicolonInTheQueryIsPartOfTheClientIdNotASeparator() {
+    String token = TestKeys.token("semicolon");
+    assertEquals("1", writeCheckpoint2(token, "client_id=x;y"));
+    assertEquals("2", writeCheckpoint2(token, "client_id=x%3By"));
+    assertEquals("1", writeCheckpoint2(token, "client_id=x"));
+    assertEquals("3", data(app.api().writeCheckpoint2(token, "x;y")).getString("write_checkpoint"));
+  }
+
+  private String writeCheckpoint2(String token, String query) {
+    var response = io.ackpoint.support.ApiClient.send(app.api().request(io.vertx.core.http.HttpMethod.GET,
+        "/write-checkpoint2.json?" + query).putHeader("Authorization", "Token " + token), null);
+    assertEquals(200, response.statusCode(), query + ": " + response.bodyAsString());
+    return data(response).getString("write_checkpoint");
+  }
 }
