@@ -34,8 +34,11 @@ public record AckpointConfig(
 
   }
 
-  /** At most {@code concurrency} requests of a route group run; at most {@code maxQueueDepth} wait. */
-  public record QueueLimits(int concurrency, int maxQueueDepth) {
+  /**
+   * At most {@code concurrency} requests of a route group run; at most {@code maxQueueDepth} wait,
+   * each for at most {@code maxWait}.
+   */
+  public record QueueLimits(int concurrency, int maxQueueDepth, Duration maxWait) {
   }
 
   /**

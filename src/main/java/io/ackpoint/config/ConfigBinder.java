@@ -206,14 +206,18 @@ final class ConfigBinder {
   }
 
   /**
-   * A response may stay silent as long as a legacy wait, an awaited checkpoint request or the gap
-   * between two stream keepalives: the idle timeout must not close such a connection.
+   * A response may stay silent as long as a legacy wait, an awaited checkpoint request, the gap
+   * between two stream keepalives or a request's wait for a slot of its group: the idle timeout
+   * must not close such a connection.
    */
   private static void requireIdleTimeoutLongerThanSilentResponses(ConfigReader r, HttpConfig http, AcknowledgementConfig ack) {
     List<Map.Entry<String, Duration>> silences = List.of(
         Map.entry("acknowledgement.legacy_timeout", ack.legacyTimeout()),
         Map.entry("acknowledgement.max_wait", ack.maxWait()),
-        Map.entry("streams.keepalive_interval", ack.keepaliveInterval()));
+        Map.entry("streams.keepalive_interval", ack.keepaliveInterval()),
+        Map.entry("http.queues.checkpointing.max_wait", http.checkpointing().maxWait()),
+        Map.entry("http.queues.stream.max_wait", http.stream().maxWait()),
+        Map.entry("http.queues.api.max_wait", http.api().maxWait()));
     for (Map.Entry<String, Duration> silence : silences) {
       if (http.idleTimeout().compareTo(silence.getValue()) <= 0) {
         throw new ConfigException("http.idle_timeout", "is " + r.string("http.idle_timeout") + ", not longer than "
@@ -288,7 +292,8 @@ final class ConfigBinder {
   private static QueueLimits queue(ConfigReader r, String prefix) {
     return new QueueLimits(
         r.integer(prefix + ".concurrency", 1, 1_000_000),
-        r.integer(prefix + ".max_queue_depth", 0, 1_000_000));
+        r.integer(prefix + ".max_queue_depth", 0, 1_000_000),
+        positive(r, prefix + ".max_wait"));
   }
 
   private static DatabaseConfig database(ConfigReader r, String prefix) {

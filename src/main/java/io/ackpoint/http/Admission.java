@@ -17,7 +17,13 @@ final class Admission implements Handler<RoutingContext> {
 
   @Override
   public void handle(RoutingContext ctx) {
-    RequestQueue.Admission admission = queue.enter(ctx.vertx().getOrCreateContext(), () -> {
+    long[] waitTimer = {-1};
+    Runnable start = () -> {
+      // A waiter starts on this request's context after handle returned, so its timer is set by
+      // then; a request that runs at once has none.
+      if (waitTimer[0] >= 0) {
+        ctx.vertx().cancelTimer(waitTimer[0]);
+      }
       Slot slot = new Slot(queue);
       if (ctx.response().closed()) {
         // The client gave up while it waited: nothing will end this response.
@@ -27,10 +33,20 @@ final class Admission implements Handler<RoutingContext> {
       ctx.put(SLOT, slot);
       ctx.addEndHandler(v -> slot.release());
       ctx.next();
-    });
+    };
+    RequestQueue.Admission admission = queue.enter(ctx.vertx().getOrCreateContext(), start);
     if (admission == RequestQueue.Admission.REJECTED) {
       Responses.error(ctx.response(), AckpointError.TOO_MANY_REQUESTS,
           "too many concurrent " + queue.name() + " requests, retry later");
+    } else if (admission == RequestQueue.Admission.QUEUED) {
+      // A stream holds its slot for as long as its token lives: without a bound, a request queued
+      // behind streams would wait until the idle timeout closed its connection, unanswered.
+      waitTimer[0] = ctx.vertx().setTimer(queue.maxWaitMillis(), id -> {
+        if (queue.withdraw(start) && !ctx.response().closed()) {
+          Responses.error(ctx.response(), AckpointError.TOO_MANY_REQUESTS,
+              "no " + queue.name() + " slot came free within " + queue.maxWaitMillis() + " ms, retry later");
+        }
+      });
     }
   }
 

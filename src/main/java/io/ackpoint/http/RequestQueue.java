@@ -7,7 +7,8 @@ import java.util.ArrayDeque;
 
 /**
  * The admission queue of one route group, shared by every HTTP event loop of the process: at most
- * {@code concurrency} requests run, at most {@code maxQueueDepth} wait, the rest are refused (429).
+ * {@code concurrency} requests run, at most {@code maxQueueDepth} wait (each at most
+ * {@code maxWait}), the rest are refused (429).
  * A finished request hands its slot straight to the oldest waiter, on that waiter's own event loop.
  */
 public final class RequestQueue {
@@ -18,6 +19,7 @@ public final class RequestQueue {
   private final String name;
   private final int concurrency;
   private final int maxQueueDepth;
+  private final long maxWaitMillis;
   private final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
   private int running;
   private long rejected;
@@ -26,6 +28,12 @@ public final class RequestQueue {
     this.name = name;
     this.concurrency = limits.concurrency();
     this.maxQueueDepth = limits.maxQueueDepth();
+    this.maxWaitMillis = Math.max(1, limits.maxWait().toMillis());
+  }
+
+  /** How long a request waits for a slot before it is refused. */
+  long maxWaitMillis() {
+    return maxWaitMillis;
   }
 
   public String name() {
@@ -63,6 +71,20 @@ public final class RequestQueue {
     }
     // The slot passes to the waiter without being given back, so a burst cannot overtake the queue.
     next.context.runOnContext(v -> next.start.run());
+  }
+
+  /**
+   * Takes back the waiter that {@link #enter} queued with {@code start}, counted as refused; false if
+   * it was given a slot already (its {@code start} then runs, or ran, on its context).
+   */
+  public boolean withdraw(Runnable start) {
+    synchronized (this) {
+      if (waiting.removeIf(waiter -> waiter.start == start)) {
+        rejected++;
+        return true;
+      }
+      return false;
+    }
   }
 
   public synchronized int running() {

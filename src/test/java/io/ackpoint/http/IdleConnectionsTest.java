@@ -32,7 +32,10 @@ class IdleConnectionsTest {
 
   @RegisterExtension
   static final AckpointExtension app = AckpointExtension.with(config -> config
-      .put("http", config.getJsonObject("http").copy().put("idle_timeout", "2s"))
+      .put("http", config.getJsonObject("http").copy().put("idle_timeout", "2s").put("queues", new JsonObject()
+          .put("checkpointing", new JsonObject().put("max_wait", "1s"))
+          .put("stream", new JsonObject().put("max_wait", "1s"))
+          .put("api", new JsonObject().put("max_wait", "1s"))))
       .put("acknowledgement", new JsonObject().put("legacy_timeout", "1s").put("max_wait", "1s"))
       .put("streams", new JsonObject().put("keepalive_interval", "400ms")));
 

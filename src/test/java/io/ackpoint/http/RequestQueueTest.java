@@ -12,10 +12,12 @@ import io.vertx.junit5.VertxTestContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @ExtendWith(VertxExtension.class)
@@ -23,7 +25,7 @@ class RequestQueueTest {
 
   @Test
   void waitersRunInArrivalOrderAsSlotsAreReleased(Vertx vertx, VertxTestContext test) {
-    RequestQueue queue = new RequestQueue("test", new QueueLimits(1, 2));
+    RequestQueue queue = new RequestQueue("test", new QueueLimits(1, 2, Duration.ofSeconds(30)));
     Context context = vertx.getOrCreateContext();
     // On the waiters' own event loop, so that they run only after the assertions below.
     context.runOnContext(v -> test.verify(() -> enterAndRelease(queue, context, test)));
@@ -54,6 +56,42 @@ class RequestQueueTest {
     assertEquals(1, queue.waiting());
     queue.release();
     assertEquals(1, queue.running());
+  }
+
+  @Test
+  void aWithdrawnWaiterNeverRunsAndCountsAsRefused(Vertx vertx) {
+    RequestQueue queue = new RequestQueue("test", new QueueLimits(1, 2, Duration.ofSeconds(30)));
+    Context context = vertx.getOrCreateContext();
+    List<String> ran = new ArrayList<>();
+    Runnable b = () -> ran.add("b");
+    assertEquals(RequestQueue.Admission.RUNNING, queue.enter(context, () -> ran.add("a")));
+    assertEquals(RequestQueue.Admission.QUEUED, queue.enter(context, b));
+    assertTrue(queue.withdraw(b));
+    assertFalse(queue.withdraw(b), "withdrawn once");
+    assertEquals(0, queue.waiting());
+    assertEquals(1, queue.rejected());
+    queue.release();
+    assertEquals(0, queue.running());
+    assertEquals(List.of("a"), ran);
+  }
+
+  @Test
+  void aRequestThatWaitedMaxWaitForASlotIsAnswered429WithRetryAfter(Vertx vertx) {
+    try (RunningAckpoint app = RunningAckpoint.fresh(vertx, config -> {
+      config.getJsonObject("http").put("queues", new JsonObject()
+          .put("stream", new JsonObject().put("concurrency", 1).put("max_queue_depth", 1).put("max_wait", "200ms")));
+      return config;
+    })) {
+      try (StreamClient holder = app.stream(TestKeys.token(vertx, "holder"), "c1")) {
+        assertEquals(200, holder.status());
+        // Queued behind a stream whose token lives for minutes: answered when max_wait is up.
+        try (StreamClient queued = app.stream(TestKeys.token(vertx, "queued"), "c2")) {
+          assertEquals(429, queued.status());
+          assertEquals("1", queued.header("Retry-After"));
+        }
+        assertTrue(app.metrics().contains("ackpoint_http_rejected_total{group=\"stream\"} 1.0"));
+      }
+    }
   }
 
   @Test

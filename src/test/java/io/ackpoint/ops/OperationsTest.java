@@ -41,6 +41,9 @@ class OperationsTest {
     env.put("ACKPOINT_ACKNOWLEDGEMENT_LEGACY_TIMEOUT", "1s");
     env.put("ACKPOINT_ACKNOWLEDGEMENT_MAX_WAIT", "1s");
     env.put("ACKPOINT_STREAMS_KEEPALIVE_INTERVAL", "1s");
+    for (String group : new String[] {"CHECKPOINTING", "STREAM", "API"}) {
+      env.put("ACKPOINT_HTTP_QUEUES_" + group + "_MAX_WAIT", "1s");
+    }
     ackpoint = AckpointProcess.startReady(env);
   }
 
