@@ -44,6 +44,7 @@ public enum AckpointError {
   EXPECTATION_FAILED(417, "ACK_EXPECTATION_FAILED", "the only expectation accepted is 100-continue"),
   CHECKPOINT_UNSTORABLE(422, "ACK_CHECKPOINT_UNSTORABLE", "checkpoint storage refused this user's checkpoint"),
   TOO_MANY_REQUESTS(429, "ACK_TOO_MANY_REQUESTS", "too many concurrent requests, retry later"),
+  BODY_TOO_SLOW(408, "ACK_BODY_TOO_SLOW", "the request's body did not arrive within twice http.idle_timeout of its head"),
   HEADERS_TOO_LARGE(431, "ACK_HEADERS_TOO_LARGE", "the request headers are too large"),
   INTERNAL(500, "ACK_INTERNAL", "internal error"),
   TRANSFER_CODING_NOT_IMPLEMENTED(501, "ACK_TRANSFER_CODING_NOT_IMPLEMENTED", "the only transfer coding accepted for a request body is chunked"),

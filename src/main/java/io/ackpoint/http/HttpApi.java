@@ -117,6 +117,7 @@ public final class HttpApi {
     router.route().handler(new StrictQuery());
     router.route().handler(transferCodings);
     router.route().handler(HttpApi::requireOneHost);
+    router.route().handler(new BodyDeadline(vertx, config.http().idleTimeout()));
     Authentication authentication = new Authentication(authenticator);
     Admission checkpointing = new Admission(settings.queues().checkpointing());
     Admission streaming = new Admission(settings.queues().stream());

@@ -11,9 +11,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 
@@ -54,6 +60,34 @@ class IdleConnectionsTest {
           + "Content-Length: 100\r\n\r\n{\"client_id\":"));
       assertTrue(api.awaitMessage("DEBUG", Duration.ofSeconds(10)).contains("could not be read"));
       assertEquals(List.of(), router.messages("ERROR"));
+    }
+  }
+
+  /** Each byte is activity, so the idle timeout alone never fires: the body has a deadline of its own. */
+  @Test
+  void aBodyTrickledSlowerThanTheIdleTimeoutIsAnswered408AndItsConnectionClosed() throws Exception {
+    ScheduledExecutorService trickle = Executors.newSingleThreadScheduledExecutor();
+    try (Socket socket = new Socket("127.0.0.1", app.running().port())) {
+      socket.setSoTimeout(SOCKET_TIMEOUT_MS);
+      OutputStream out = socket.getOutputStream();
+      out.write(("POST /sync/checkpoint-request HTTP/1.1\r\nHost: ackpoint\r\nAuthorization: Token " + TestKeys.token("slow")
+          + "\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      // The client's side of the test: a byte every 200 ms, ten times within the 2 s idle timeout;
+      // 1000 bytes would take 200 s.
+      trickle.scheduleAtFixedRate(() -> {
+        try {
+          out.write(' ');
+          out.flush();
+        } catch (IOException closed) {
+          throw new UncheckedIOException(closed);
+        }
+      }, 200, 200, TimeUnit.MILLISECONDS);
+      String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+      assertTrue(answer.startsWith("HTTP/1.1 408"), answer);
+      assertTrue(answer.contains("ACK_BODY_TOO_SLOW"), answer);
+    } finally {
+      trickle.shutdownNow();
     }
   }
 
