@@ -235,7 +235,10 @@ final class ConfigBinder {
     return d;
   }
 
-  /** A wait added to requests under load: zero or more, and short beside every timeout it adds to. */
+  /**
+   * The batching settings. {@code min_interval} is a wait added to requests under load: from zero
+   * to a second, and below the request timeout, which the wait counts against.
+   */
   private static BatchingConfig batching(ConfigReader r) {
     Duration requestTimeout = positive(r, "batching.request_timeout");
     Duration minInterval = atMostOneSecond(r, "batching.min_interval");

@@ -17,12 +17,44 @@ final class Admission implements Handler<RoutingContext> {
 
   @Override
   public void handle(RoutingContext ctx) {
-    long[] waitTimer = {-1};
-    Runnable start = () -> {
-      // A waiter starts on this request's context after handle returned, so its timer is set by
-      // then; a request that runs at once has none.
-      if (waitTimer[0] >= 0) {
-        ctx.vertx().cancelTimer(waitTimer[0]);
+    Entry entry = new Entry(ctx);
+    RequestQueue.Admission admission = queue.enter(ctx.vertx().getOrCreateContext(), entry);
+    if (admission == RequestQueue.Admission.REJECTED) {
+      Responses.error(ctx.response(), AckpointError.TOO_MANY_REQUESTS,
+          "too many concurrent " + queue.name() + " requests, retry later");
+    } else if (admission == RequestQueue.Admission.QUEUED) {
+      entry.awaitSlot();
+    }
+  }
+
+  /** A request's entry into the queue: it runs the rest of the route once it holds a slot. */
+  private final class Entry implements Runnable {
+    private final RoutingContext ctx;
+    /** The timer of a queued request's wait, -1 for a request that ran at once. */
+    private long waitTimer = -1;
+
+    Entry(RoutingContext ctx) {
+      this.ctx = ctx;
+    }
+
+    /**
+     * A stream holds its slot for as long as its token lives: without a bound, a request queued
+     * behind streams would wait until the idle timeout closed its connection, unanswered.
+     */
+    void awaitSlot() {
+      waitTimer = ctx.vertx().setTimer(queue.maxWaitMillis(), id -> {
+        if (queue.withdraw(this) && !ctx.response().closed()) {
+          Responses.error(ctx.response(), AckpointError.TOO_MANY_REQUESTS,
+              "no " + queue.name() + " slot came free within " + queue.maxWaitMillis() + " ms, retry later");
+        }
+      });
+    }
+
+    @Override
+    public void run() {
+      // A queued entry runs on this request's context after handle returned, so its timer is set.
+      if (waitTimer >= 0) {
+        ctx.vertx().cancelTimer(waitTimer);
       }
       Slot slot = new Slot(queue);
       if (ctx.response().closed()) {
@@ -33,20 +65,6 @@ final class Admission implements Handler<RoutingContext> {
       ctx.put(SLOT, slot);
       ctx.addEndHandler(v -> slot.release());
       ctx.next();
-    };
-    RequestQueue.Admission admission = queue.enter(ctx.vertx().getOrCreateContext(), start);
-    if (admission == RequestQueue.Admission.REJECTED) {
-      Responses.error(ctx.response(), AckpointError.TOO_MANY_REQUESTS,
-          "too many concurrent " + queue.name() + " requests, retry later");
-    } else if (admission == RequestQueue.Admission.QUEUED) {
-      // A stream holds its slot for as long as its token lives: without a bound, a request queued
-      // behind streams would wait until the idle timeout closed its connection, unanswered.
-      waitTimer[0] = ctx.vertx().setTimer(queue.maxWaitMillis(), id -> {
-        if (queue.withdraw(start) && !ctx.response().closed()) {
-          Responses.error(ctx.response(), AckpointError.TOO_MANY_REQUESTS,
-              "no " + queue.name() + " slot came free within " + queue.maxWaitMillis() + " ms, retry later");
-        }
-      });
     }
   }
 

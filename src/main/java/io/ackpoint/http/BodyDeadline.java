@@ -43,9 +43,11 @@ final class BodyDeadline implements Handler<RoutingContext> {
   @Override
   public void handle(RoutingContext ctx) {
     HttpServerRequest request = ctx.request();
+    // Once per request, at its first pass (a rerouted request keeps the deadline it was given):
+    // the map stays in deadline order, which the sweep relies on.
     if (!request.isEnded() && (request.headers().contains(HttpHeaders.CONTENT_LENGTH)
-        || request.headers().contains(HttpHeaders.TRANSFER_ENCODING))) {
-      underWay.put(ctx, System.nanoTime() + deadlineNanos);
+        || request.headers().contains(HttpHeaders.TRANSFER_ENCODING))
+        && underWay.putIfAbsent(ctx, System.nanoTime() + deadlineNanos) == null) {
       if (sweeper < 0) {
         sweeper = vertx.setPeriodic(sweepMillis, id -> sweep());
       }

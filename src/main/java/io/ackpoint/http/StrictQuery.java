@@ -33,7 +33,11 @@ final class StrictQuery implements Handler<RoutingContext> {
   @Override
   public void handle(RoutingContext ctx) {
     String query = ctx.request().query();
-    if (query != null && !wellFormed(query)) {
+    if (query == null) {
+      ctx.next();
+      return;
+    }
+    if (!wellFormed(query)) {
       Responses.error(ctx.response(), AckpointError.INVALID_QUERY);
       return;
     }
@@ -52,11 +56,15 @@ final class StrictQuery implements Handler<RoutingContext> {
     return values == null ? null : values.get(0);
   }
 
+  /** Decoded once per request that has a query, by whichever of the check and the route asks first. */
   private static Map<String, List<String>> parameters(RoutingContext ctx) {
+    String query = ctx.request().query();
+    if (query == null) {
+      return Map.of();
+    }
     Map<String, List<String>> parameters = ctx.get(PARAMETERS);
     if (parameters == null) {
-      String query = ctx.request().query();
-      parameters = query == null ? Map.of() : QueryStringDecoder.builder().hasPath(false).semicolonIsNormalChar(true)
+      parameters = QueryStringDecoder.builder().hasPath(false).semicolonIsNormalChar(true)
           .maxParams(Integer.MAX_VALUE).charset(StandardCharsets.UTF_8).build(query).parameters();
       ctx.put(PARAMETERS, parameters);
     }
