@@ -1,5 +1,6 @@
 package io.ackpoint.core;
 
+import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
@@ -8,6 +9,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /** The event-bus form of custom checkpoints committed at one position. */
 public final class CustomCheckpoints {
@@ -51,5 +53,23 @@ public final class CustomCheckpoints {
       latest.merge(c.user(), c, (a, b) -> b.checkpoint() >= a.checkpoint() ? b : a);
     }
     return latest.values();
+  }
+
+  /**
+   * Stores the latest checkpoint per user of one transaction ({@link #latestPerUser}) by
+   * {@code store}, at most {@code perChunk} users at a time, each chunk once the one before it is
+   * stored; fails with the first chunk that fails. Chunks are idempotent (a greater id raises, an
+   * equal one refreshes), so those stored before a failure are stored again harmlessly when the
+   * slot sends the transaction again.
+   */
+  public static Future<Void> storeInChunks(List<CustomCheckpoint> checkpoints, int perChunk,
+                                           Function<List<CustomCheckpoint>, Future<Void>> store) {
+    List<CustomCheckpoint> latest = new ArrayList<>(latestPerUser(checkpoints));
+    Future<Void> stored = Future.succeededFuture();
+    for (int from = 0; from < latest.size(); from += perChunk) {
+      List<CustomCheckpoint> chunk = latest.subList(from, Math.min(latest.size(), from + perChunk));
+      stored = stored.compose(previous -> store.apply(chunk));
+    }
+    return stored;
   }
 }

@@ -25,8 +25,7 @@ record CheckpointDocument(Object id, FullUserId user, long checkpoint, JsonObjec
   static final String REQUESTED = "checkpoint_requested_at";
   /**
    * The id acknowledged before a batch raised the document to a later, pending one (one document
-   * per user), set by that batch's compare-and-set. Custom checkpoints raise documents without
-   * reading them and keep none.
+   * per user), set by that batch's compare-and-set; custom checkpoints raise documents the same way.
    */
   static final String ACKNOWLEDGED = "acknowledged_checkpoint";
 

@@ -60,30 +60,37 @@ public final class MongoCheckpointStorage implements CheckpointStorage {
 
   private final MongoClient client;
   private final Clock clock;
+  private final int customChunk;
 
   public MongoCheckpointStorage(MongoClient client) {
-    this(client, Clock.systemUTC());
+    this(client, Clock.systemUTC(), CustomCheckpoints.PER_STATEMENT);
   }
 
-  MongoCheckpointStorage(MongoClient client, Clock clock) {
+  MongoCheckpointStorage(MongoClient client, Clock clock, int customChunk) {
     this.client = client;
     this.clock = clock;
+    this.customChunk = customChunk;
   }
 
   @Override
   public Future<StoredBatch> store(String head, List<CheckpointWrite> writes) {
     JsonObject lsns = new JsonObject().put("1", head);
-    return guarded(Attempts.run(writes, MAX_ATTEMPTS, attempt -> attempt(lsns, attempt)));
+    return guarded(Attempts.run(writes, MAX_ATTEMPTS, attempt -> attempt(attempt, (w, documents, now) -> UserPlan.of(w, documents, lsns, now))));
   }
 
-  private Future<Attempts.Attempt> attempt(JsonObject lsns, List<CheckpointWrite> writes) {
+  /** How one attempt plans a write on the documents it read, at the attempt's time {@code now}. */
+  private interface Planner {
+    UserPlan plan(CheckpointWrite write, List<CheckpointDocument> documents, JsonObject now);
+  }
+
+  private Future<Attempts.Attempt> attempt(List<CheckpointWrite> writes, Planner planner) {
     JsonObject now = date(clock.instant());
     return documentsOf(writes).compose(documents -> {
       List<UserPlan> plans = new ArrayList<>(writes.size());
       List<BulkOperation> operations = new ArrayList<>();
       List<UserPlan> owners = new ArrayList<>();
       for (CheckpointWrite w : writes) {
-        UserPlan plan = UserPlan.of(w, documents.getOrDefault(w.user(), List.of()), lsns, now);
+        UserPlan plan = planner.plan(w, documents.getOrDefault(w.user(), List.of()), now);
         plans.add(plan);
         for (BulkOperation operation : plan.operations()) {
           operations.add(operation);
@@ -155,32 +162,42 @@ public final class MongoCheckpointStorage implements CheckpointStorage {
   }
 
   /**
-   * The greatest id of a transaction wins per user: documents below it are raised to it at
-   * {@code position}, and a user without any gets one. Only the follower writes custom checkpoints,
-   * one transaction after the other, so the two operations per user need no compare-and-set.
+   * The greatest id of a transaction wins per user, as a supplied id does on the checkpoint-request
+   * route ({@link UserPlan}, with the application's request flag for its request time): documents
+   * below it are raised to it at {@code position}, and a user without any gets one. Read first and
+   * written by compare-and-set like a batch, so that a processed document raised keeps the id it
+   * held as its acknowledged one (a stream that opens while the raised one is pending starts there,
+   * not below an id it may have been told already), and an acknowledgement or a batch that changes
+   * a document meanwhile makes only that user go again. {@link CustomCheckpoints#PER_STATEMENT}
+   * users per bulk write, as PostgreSQL stores them per statement.
    */
   @Override
   public Future<Void> storeCustom(String position, List<CustomCheckpoint> checkpoints) {
     JsonObject lsns = new JsonObject().put("1", position);
-    JsonObject now = date(clock.instant());
-    List<BulkOperation> operations = new ArrayList<>();
-    for (CustomCheckpoint c : CustomCheckpoints.latestPerUser(checkpoints)) {
-      JsonObject state = new JsonObject().put(CHECKPOINT, c.checkpoint()).put(LSNS, lsns).put(PROCESSED, null)
-          .put(REQUESTED, c.request() ? now : null);
-      JsonObject key = CheckpointDocument.key(c.user());
-      // Raised without being read: an acknowledged id kept from before would be stale (CheckpointDocument).
-      operations.add(BulkOperation.createUpdate(key.copy().put(CHECKPOINT, new JsonObject().put("$lt", c.checkpoint())),
-          new JsonObject().put("$set", state).put("$unset", new JsonObject().put(ACKNOWLEDGED, "")), false, true));
-      operations.add(BulkOperation.createUpdate(key, new JsonObject().put("$setOnInsert", state), true, false));
-      // An equal id only sets its request time by its flag: refreshed as the checkpoint-request route
-      // does, or cleared (kept from compaction for good), as PostgreSQL's STORE_CUSTOM does.
-      operations.add(BulkOperation.createUpdate(key.copy().put(CHECKPOINT, c.checkpoint()),
-          new JsonObject().put("$set", new JsonObject().put(REQUESTED, c.request() ? now : null)), false, true));
+    return CustomCheckpoints.storeInChunks(checkpoints, customChunk, chunk -> storeCustomChunk(lsns, chunk));
+  }
+
+  private Future<Void> storeCustomChunk(JsonObject lsns, List<CustomCheckpoint> chunk) {
+    Map<FullUserId, Boolean> requests = new HashMap<>();
+    List<CheckpointWrite> writes = new ArrayList<>(chunk.size());
+    for (CustomCheckpoint c : chunk) {
+      requests.put(c.user(), c.request());
+      writes.add(CheckpointWrite.requested(c.user(), c.checkpoint()));
     }
-    if (operations.isEmpty()) {
-      return Future.succeededFuture();
-    }
-    return guarded(client.bulkWriteWithOptions(COLLECTION, operations, new BulkWriteOptions(true)).mapEmpty());
+    Planner custom = (w, documents, now) -> UserPlan.of(w, documents, lsns, requests.get(w.user()) ? now : null);
+    return guarded(Attempts.run(writes, MAX_ATTEMPTS, attempt -> attempt(attempt, custom)).compose(stored -> {
+      for (Map.Entry<FullUserId, WriteOutcome> outcome : stored.outcomes().entrySet()) {
+        // A user not stored fails the chunk: the slot sends the transaction again, and the users
+        // stored already are stored again harmlessly.
+        if (outcome.getValue() instanceof WriteOutcome.Rejected rejected) {
+          return Future.failedFuture("the custom checkpoint of " + outcome.getKey() + " was refused: " + rejected.reason());
+        }
+        if (outcome.getValue() instanceof WriteOutcome.Contended) {
+          return Future.failedFuture("the custom checkpoint of " + outcome.getKey() + " met changed documents at every attempt");
+        }
+      }
+      return Future.<Void>succeededFuture();
+    }));
   }
 
   /**

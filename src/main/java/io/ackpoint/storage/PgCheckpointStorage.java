@@ -250,20 +250,13 @@ public final class PgCheckpointStorage implements CheckpointStorage {
 
   /**
    * A transaction may carry any number of custom checkpoints: each chunk of users
-   * ({@link CustomCheckpoints#PER_STATEMENT}) is a statement of its own. Chunks are idempotent (a greater id raises, an equal one
-   * refreshes), so those stored before a failure are stored again harmlessly when the slot sends the
-   * transaction again; and none is acknowledged early: their head is the commit's position, which
-   * reaches the engine only after the last chunk.
+   * ({@link CustomCheckpoints#PER_STATEMENT}) is a statement of its own
+   * ({@link CustomCheckpoints#storeInChunks}); none is acknowledged early: their head is the
+   * commit's position, which reaches the engine only after the last chunk.
    */
   @Override
   public Future<Void> storeCustom(String position, List<CustomCheckpoint> checkpoints) {
-    List<CustomCheckpoint> latest = new ArrayList<>(CustomCheckpoints.latestPerUser(checkpoints));
-    Future<Void> stored = Future.succeededFuture();
-    for (int from = 0; from < latest.size(); from += customChunk) {
-      List<CustomCheckpoint> chunk = latest.subList(from, Math.min(latest.size(), from + customChunk));
-      stored = stored.compose(previous -> storeCustomChunk(position, chunk));
-    }
-    return stored;
+    return CustomCheckpoints.storeInChunks(checkpoints, customChunk, chunk -> storeCustomChunk(position, chunk));
   }
 
   private Future<Void> storeCustomChunk(String position, List<CustomCheckpoint> latest) {

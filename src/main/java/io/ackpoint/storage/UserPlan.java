@@ -25,7 +25,9 @@ import static io.ackpoint.storage.CheckpointDocument.REQUESTED;
  * this batch's head (a pending one keeps its own, if later) and is pending again; a supplied id
  * equal to a document's resulting id sets its {@code checkpoint_requested_at} to {@code now}, a
  * generated one clears it. Duplicates of older installs are each brought up the same way, and the
- * answer is the maximum across them.
+ * answer is the maximum across them. A custom checkpoint is planned as a supplied id whose request
+ * time is the application's flag's: {@code now} for a request, null for a persistent checkpoint
+ * (PostgreSQL's {@code STORE_CUSTOM}).
  *
  * <p>Every change is a compare-and-set, so that concurrent batches never lose an increment without
  * a transaction: an upsert whose filter is the document's {@code _id} with the id and processed
@@ -38,7 +40,11 @@ import static io.ackpoint.storage.CheckpointDocument.REQUESTED;
  */
 record UserPlan(CheckpointWrite write, List<BulkOperation> operations, WriteOutcome outcome) {
 
-  static UserPlan of(CheckpointWrite write, List<CheckpointDocument> documents, JsonObject lsns, JsonObject now) {
+  /**
+   * {@code requestTime}: what a supplied id sets {@code checkpoint_requested_at} to on the documents
+   * it creates, raises or meets equal.
+   */
+  static UserPlan of(CheckpointWrite write, List<CheckpointDocument> documents, JsonObject lsns, JsonObject requestTime) {
     Long stored = null;
     for (CheckpointDocument d : documents) {
       stored = stored == null ? d.checkpoint() : Math.max(stored, d.checkpoint());
@@ -57,7 +63,7 @@ record UserPlan(CheckpointWrite write, List<BulkOperation> operations, WriteOutc
     if (documents.isEmpty()) {
       // A new user: the plan always has a target here (a generated 1, or the supplied id).
       JsonObject filter = CheckpointDocument.key(write.user()).put(ID, new JsonObject().put("$oid", new ObjectId().toHexString()));
-      operations.add(upsert(filter, write, target, lsns, null, target.equals(requested) ? now : null, null));
+      operations.add(upsert(filter, write, target, lsns, null, target.equals(requested) ? requestTime : null, null));
       checkpoint = target;
       pending = true;
     }
@@ -68,9 +74,9 @@ record UserPlan(CheckpointWrite write, List<BulkOperation> operations, WriteOutc
         after = target;
         processedAfter = null;
         JsonObject head = d.processedAt() == null ? later(d.lsns(), lsns) : lsns;
-        operations.add(compareAndSet(d, write, target, head, null, target.equals(requested) ? now : null));
+        operations.add(compareAndSet(d, write, target, head, null, target.equals(requested) ? requestTime : null));
       } else if (requested != null && d.checkpoint() == requested) {
-        operations.add(compareAndSet(d, write, d.checkpoint(), d.lsns(), d.processedAt(), now));
+        operations.add(compareAndSet(d, write, d.checkpoint(), d.lsns(), d.processedAt(), requestTime));
       }
       checkpoint = Math.max(checkpoint, after);
       pending |= processedAfter == null;

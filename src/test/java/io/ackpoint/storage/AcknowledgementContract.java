@@ -126,6 +126,23 @@ interface AcknowledgementContract {
     assertEquals(new StorageBackend.Row(8, H2, null, null), backend().row("app"));
   }
 
+  /**
+   * A stream that opens while a raised custom checkpoint is pending starts at the id acknowledged
+   * before it: not below an id streams may have been told already.
+   */
+  @Test
+  default void aCustomCheckpointThatRaisesAnAcknowledgedRowKeepsThatIdAsTheLatestAcknowledged() {
+    backend().migrate();
+    Await.result(storage().storeCustom(H1, List.of(new CustomCheckpoint(user("app"), 5, false))));
+    Await.result(storage().markProcessed(H1));
+    Await.result(storage().storeCustom(H2, List.of(new CustomCheckpoint(user("app"), 9, false))));
+    assertEquals(5L, Await.result(storage().latestAcknowledged(user("app"))), "pending at 9: 5 stays acknowledged");
+    Await.result(storage().storeCustom(H3, List.of(new CustomCheckpoint(user("app"), 12, true))));
+    assertEquals(5L, Await.result(storage().latestAcknowledged(user("app"))), "raised again while pending: still 5");
+    Await.result(storage().markProcessed(H3));
+    assertEquals(12L, Await.result(storage().latestAcknowledged(user("app"))));
+  }
+
   @Test
   default void aCustomRequestRepeatedWithTheSameIdOnlyRefreshesRequestedAt() {
     backend().migrate();
