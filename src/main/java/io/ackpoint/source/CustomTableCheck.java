@@ -76,10 +76,25 @@ final class CustomTableCheck {
         """.formatted(schema, table, columns);
   }
 
+  /**
+   * Whether the database is SQL_ASCII, whose text the server never checks: the replication stream
+   * converts each published row to UTF-8 for its client and, at a row whose bytes are not UTF-8,
+   * fails, every time the slot sends that row again (the WAL keeps it after the row is deleted), so
+   * that nothing after it would ever be acknowledged.
+   */
+  private static final String UNCHECKED_ENCODING = "SELECT current_setting('server_encoding') = 'SQL_ASCII'";
+
   private CustomTableCheck() {
   }
 
   static void verify(Connection c, CustomTable table) throws SQLException {
+    try (PreparedStatement s = c.prepareStatement(UNCHECKED_ENCODING); ResultSet rs = s.executeQuery()) {
+      if (rs.next() && rs.getBoolean(1)) {
+        throw new FollowerFailure("custom mode needs a source database encoded in UTF8 (or another encoding but"
+            + " SQL_ASCII): this one is SQL_ASCII, whose rows PostgreSQL does not check, and one that is not"
+            + " valid UTF-8 would stop the replication stream for good");
+      }
+    }
     String schema = table.schemaName();
     String name = table.tableName();
     String similar = null;

@@ -26,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Custom-mode names are exact, case-sensitive PostgreSQL names: what is configured is what is
  * followed, and a name that does not exist is reported instead of silently following nothing. So is
- * a table whose updates PostgreSQL cannot publish; a partitioned table is followed by its own name.
+ * a table whose updates PostgreSQL cannot publish, and a database whose rows the stream may be unable
+ * to carry (SQL_ASCII); a partitioned table is followed by its own name.
  */
 @ExtendWith(VertxExtension.class)
 class CustomTableNamesTest {
@@ -111,6 +112,21 @@ class CustomTableNamesTest {
     assertTrue(reason.contains("custom.table \"Checkpoints\" does not exist in schema public"), reason);
     assertTrue(reason.contains("case-sensitive"), reason);
     assertTrue(reason.contains("did you mean checkpoints?"), reason);
+  }
+
+  /** SQL_ASCII text is never checked: one row that is not UTF-8 would stop the replication stream for good. */
+  @Test
+  void aSourceDatabaseEncodedSqlAsciiMakesReadinessFalseWithTheReason() {
+    db = TestDatabase.freshDatabase("ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0");
+    sql("CREATE TABLE checkpoints (id BIGSERIAL PRIMARY KEY, user_id TEXT NOT NULL, checkpoint BIGINT NOT NULL, client_id TEXT)");
+    startCustom(new JsonObject().put("table", "checkpoints"));
+
+    JsonObject readiness = Readiness.probe(app);
+    assertEquals(false, readiness.getBoolean("ready"), readiness.encode());
+    assertEquals(false, readiness.getBoolean("replication"));
+    String reason = readiness.getString("reason");
+    assertTrue(reason.contains("custom mode needs a source database encoded in UTF8"), reason);
+    assertTrue(reason.contains("this one is SQL_ASCII"), reason);
   }
 
   @Test

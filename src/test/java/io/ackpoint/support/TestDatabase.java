@@ -62,10 +62,15 @@ public final class TestDatabase {
 
   /** Creates an empty database and answers its URI, for the Vert.x PG client. */
   public static String freshDatabase() {
+    return freshDatabase("");
+  }
+
+  /** {@link #freshDatabase()} with {@code options} of {@code CREATE DATABASE} (its encoding, say). */
+  public static String freshDatabase(String options) {
     String name = "ackpoint_test_" + DATABASES.incrementAndGet();
     try (Connection c = DriverManager.getConnection(jdbcUri("postgres"), "postgres", "");
          Statement s = c.createStatement()) {
-      s.execute("CREATE DATABASE " + name);
+      s.execute("CREATE DATABASE " + name + " " + options);
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }
