@@ -2,9 +2,12 @@ package io.ackpoint.cluster;
 
 import io.ackpoint.AckpointAddresses;
 import io.ackpoint.config.ConfigException;
+import io.ackpoint.core.ReplicationStatus;
 import io.vertx.core.Deployable;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.json.JsonObject;
 import io.vertx.core.shareddata.Lock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +31,13 @@ import java.util.function.Supplier;
  * them (one walsender per slot: the second follower gets "slot in use" and keeps retrying), and the
  * holder record settles it: a node that finds another one recorded steps down without releasing
  * (what it held was the other side's lock, gone with the merge) and asks again.
+ *
+ * <p>A holder stays a member while only its route to the source is lost, and Hazelcast then never
+ * frees its lock: a leader whose follower has not followed for a whole {@code handover} (the
+ * cluster's failover timeout) hands the lock over if another node is there to take it, and asks for
+ * it again only after as long, so that a node that reaches the source follows. Where none does (the
+ * source is down), the lock goes round the nodes at that pace, none of them ready, until one reaches
+ * it.
  */
 public final class Leadership extends VerticleBase {
 
@@ -42,6 +52,10 @@ public final class Leadership extends VerticleBase {
   private final List<Supplier<Deployable>> duties;
   private final NodeRole role;
   private final Duration recheck;
+  /** How long a leader keeps the lock while its follower does not follow; null: for ever. */
+  private final Duration handover;
+  /** When this leader's follower was last seen not following, since it last followed; -1: it follows. */
+  private long notFollowingSince = -1;
   private final List<String> deployed = new ArrayList<>();
   /** Nodes on another slot already logged, so that each is told once. */
   private final Set<String> misconfigured = new HashSet<>();
@@ -54,16 +68,18 @@ public final class Leadership extends VerticleBase {
 
   /**
    * {@code duties}: made anew for every term; {@code recheck}: how often a leader compares the holder
-   * record with itself.
+   * record with itself and asks its follower whether it follows ({@code healthReplication});
+   * {@code handover}: see the class.
    */
   public Leadership(String lockName, String slot, AckpointAddresses addresses, List<Supplier<Deployable>> duties,
-                    NodeRole role, Duration recheck) {
+                    NodeRole role, Duration recheck, Duration handover) {
     this.lockName = lockName;
     this.slot = slot;
     this.addresses = addresses;
     this.duties = List.copyOf(duties);
     this.role = role;
     this.recheck = recheck;
+    this.handover = handover;
   }
 
   /** The lock of one slot of one Ackpoint deployment: its event-bus prefix and slot name. */
@@ -150,6 +166,7 @@ public final class Leadership extends VerticleBase {
   /** Holds the lock: records itself, answers for replication's readiness and deploys the duties. */
   private Future<Void> lead(Lock acquired) {
     held = acquired;
+    notFollowingSince = -1;
     role.leading(true);
     LOG.info("node {} holds the follower lock of replication slot {}: following replication", node.id(), slot);
     return lock.claim()
@@ -174,6 +191,9 @@ public final class Leadership extends VerticleBase {
   }
 
   private void recheck() {
+    if (handover != null) {
+      checkFollower();
+    }
     otherSlotsFollowed().onSuccess(others -> {
       // Two nodes that started at the same moment may both have found no other slot recorded.
       for (String other : others) {
@@ -198,6 +218,27 @@ public final class Leadership extends VerticleBase {
         stepDown(false).onComplete(v -> campaign());
       }
     });
+  }
+
+  private void checkFollower() {
+    vertx.eventBus().<JsonObject>request(addresses.healthReplication(), null, new DeliveryOptions().setSendTimeout(recheck.toMillis()))
+        .map(reply -> ReplicationStatus.fromJson(reply.body()))
+        .otherwise(e -> ReplicationStatus.notReady("the follower does not answer: " + e.getMessage()))
+        .onSuccess(status -> {
+          if (stopped || held == null) {
+            return;
+          }
+          long now = System.nanoTime();
+          if (status.ready()) {
+            notFollowingSince = -1;
+          } else if (notFollowingSince < 0) {
+            notFollowingSince = now;
+          } else if (now - notFollowingSince >= handover.toNanos() && node.memberIds().size() > 1) {
+            LOG.warn("node {} hands replication slot {} over: its follower has not followed for {} s ({})", node.id(), slot,
+                handover.toSeconds(), status.reason());
+            stepDown(true).onComplete(v -> vertx.setTimer(handover.toMillis(), id -> campaign()));
+          }
+        });
   }
 
   /**

@@ -264,8 +264,11 @@ public final class AckpointImpl implements Ackpoint {
     chain = chain.compose(v -> deploy(new NodeStatusVerticle(addresses, role, slot, config.replication().follower(),
         Backends.slotState(source, slot))));
     if (clustered) {
+      // A leader whose follower cannot reach the source hands over (Leadership). Without the built-in
+      // follower, progress comes from another verticle to whichever node leads: a handover brings none.
+      Duration handover = config.replication().follower() ? config.cluster().failoverTimeout() : null;
       chain = chain.compose(v -> deploy(new Leadership(Leadership.lockName(addresses, slot), slot, addresses, duties, role,
-          recheckInterval(config))));
+          recheckInterval(config), handover)));
     }
     return chain;
   }

@@ -72,7 +72,7 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
       customStore = new DurableCustomStore(vertx.eventBus(), addresses.customCheckpoints(), customTable.storeTimeout(),
           config.statusInterval());
     }
-    heartbeatTimer = vertx.setPeriodic(config.heartbeatInterval().toMillis(), id -> heartbeat());
+    heartbeatTimer = vertx.setPeriodic(config.heartbeatInterval().toMillis(), id -> periodicHeartbeat());
     vertx.setPeriodic(config.statusInterval().toMillis(), id -> statusTick());
     // A thread of its own, allowed to block for as long as the stream lives.
     worker = vertx.createSharedWorkerExecutor("ackpoint-replication-" + deploymentID(), 1, 365, TimeUnit.DAYS);
@@ -112,6 +112,29 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
 
   private void heartbeat() {
     source.forceMarker().onFailure(e -> LOG.warn("heartbeat marker failed: {}", e.getMessage()));
+  }
+
+  /**
+   * A marker that fails puts the stream in doubt too: one whose network is gone hears nothing and
+   * fails no read before its silence limit (three heartbeats), reporting all the while that it
+   * follows. It is opened again at once: where the source answers, that costs a reconnect; where it
+   * does not, the reconnect fails with the reason, readiness says so, and a cluster hands the slot
+   * to a node that may reach the source (Leadership). Not after the marker of a connect, which would
+   * reopen the stream in a loop if the source's pool alone could not reach the source.
+   */
+  private void periodicHeartbeat() {
+    PgLogicalStream following = current;
+    source.forceMarker().onFailure(e -> {
+      LOG.warn("heartbeat marker failed: {}", e.getMessage());
+      if (following != null && following == current) {
+        LOG.warn("replication stream on slot {} opened again: a stream cut off looks idle until its silence limit",
+            config.slotName());
+        vertx.executeBlocking(() -> {
+          following.abort();
+          return null;
+        });
+      }
+    });
   }
 
   private void follow() {

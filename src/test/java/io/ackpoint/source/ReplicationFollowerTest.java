@@ -10,6 +10,9 @@ import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestDatabase;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Transaction;
 import io.vertx.junit5.VertxExtension;
@@ -24,9 +27,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -88,6 +93,40 @@ class ReplicationFollowerTest {
       String error = log.awaitMessage("ERROR", Duration.ofSeconds(10));
       assertTrue(error.contains("thrown by the test"), error);
       Await.result(vertx.undeploy(deployment));
+    }
+  }
+
+  /**
+   * A stream whose network is gone hears nothing and fails no read before its silence limit (three
+   * heartbeats): it said it followed all the while, and a cluster's leader cut off from the database
+   * kept the slot. A periodic heartbeat marker that fails (here the source's pool reaches no server)
+   * opens the stream again, which tells the listener again that it follows.
+   */
+  @Test
+  void aHeartbeatMarkerThatFailsOpensTheStreamAgain() throws Exception {
+    CompletableFuture<Void> reopened = new CompletableFuture<>();
+    AtomicInteger opened = new AtomicInteger();
+    ReplicationListener listener = new ReplicationListener() {
+      @Override
+      public void followerUp(boolean up) {
+        if (up && opened.incrementAndGet() == 2) {
+          reopened.complete(null);
+        }
+      }
+    };
+    AckpointConfig.ReplicationConfig r = config.replication();
+    AckpointConfig.ReplicationConfig everySecond = new AckpointConfig.ReplicationConfig(r.follower(), r.slotName(),
+        r.publication(), Duration.ofSeconds(1), r.statusInterval(), r.progressTimeout());
+    Pool unreachable = PgBuilder.pool()
+        .connectingTo(PgConnectOptions.fromUri("postgresql://postgres@127.0.0.1:" + TestAckpoint.freePort() + "/none"))
+        .using(vertx).build();
+    try {
+      String deployment = Await.result(vertx.deployVerticle(new ReplicationFollowerVerticle(db, everySecond, null,
+          new PgReplicationSource(unreachable), addresses, listener)));
+      reopened.get(30, TimeUnit.SECONDS);
+      Await.result(vertx.undeploy(deployment));
+    } finally {
+      unreachable.close();
     }
   }
 
