@@ -33,9 +33,10 @@ import java.util.function.Supplier;
  * (what it held was the other side's lock, gone with the merge) and asks again.
  *
  * <p>A holder stays a member while only its route to the source is lost, and Hazelcast then never
- * frees its lock: a leader whose follower has not followed for a whole {@code handover} (the
- * cluster's failover timeout) hands the lock over if another node is there to take it, and asks for
- * it again only after as long, so that a node that reaches the source follows. Where none does (the
+ * frees its lock: a leader whose follower has been cut off from the source
+ * ({@link ReplicationStatus#cutOff}) for a whole {@code handover} (the cluster's failover timeout)
+ * hands the lock over if another node is there to take it, and asks for it again only after as long,
+ * so that a node that reaches the source follows. Where none does (the
  * source is down), the lock goes round the nodes at that pace, none of them ready, until one reaches
  * it.
  */
@@ -229,7 +230,9 @@ public final class Leadership extends VerticleBase {
             return;
           }
           long now = System.nanoTime();
-          if (status.ready()) {
+          if (!status.cutOff()) {
+            // Following, or refused by a source that answers (a slot in use, a missing privilege):
+            // it refuses every node alike, and a handover would only move the refusal.
             notFollowingSince = -1;
           } else if (notFollowingSince < 0) {
             notFollowingSince = now;

@@ -181,8 +181,13 @@ public final class ChangeStreamFollowerVerticle extends VerticleBase {
       token = null;
       tokens.forget().onComplete(ar -> saved = null);
     }
-    status.failed((kind == StreamFailures.Kind.CANNOT_FOLLOW ? "the source cannot open a change stream: " : "change stream lost: ")
-        + ReplicationFailures.oneLine(failure));
+    String reason = (kind == StreamFailures.Kind.CANNOT_FOLLOW ? "the source cannot open a change stream: " : "change stream lost: ")
+        + ReplicationFailures.oneLine(failure);
+    if (StreamFailures.cutOff(failure)) {
+      status.cutOff(reason);
+    } else {
+      status.failed(reason);
+    }
     firstAttempt.tryComplete();
     vertx.setTimer(backoff, id -> resume());
     backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);

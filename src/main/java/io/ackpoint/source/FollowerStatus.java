@@ -45,6 +45,11 @@ final class FollowerStatus {
     failed(reason, null);
   }
 
+  /** A failure to reach the source at all, which another node of a cluster may not have (see {@link ReplicationStatus#cutOff}). */
+  void cutOff(String reason) {
+    failed(ReplicationStatus.cutOff(reason), null);
+  }
+
   /**
    * The follower was stopped (a node stepping down, or stopping): not a failure, so nothing is logged,
    * but it follows nothing any more, and the metrics say so (a node that handed the slot over kept
@@ -57,7 +62,12 @@ final class FollowerStatus {
 
   /** A failure that is not the source's doing (a bug): its trace is logged too, once per cause as well. */
   void failed(String reason, Throwable unexpected) {
-    current = ReplicationStatus.notReady(reason);
+    failed(ReplicationStatus.notReady(reason), unexpected);
+  }
+
+  private void failed(ReplicationStatus status, Throwable unexpected) {
+    current = status;
+    String reason = status.reason();
     if (!reason.equals(logged)) {
       if (unexpected == null) {
         LOG.warn("replication follower not running, retrying: {}", reason);

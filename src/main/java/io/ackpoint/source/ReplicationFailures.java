@@ -48,6 +48,19 @@ final class ReplicationFailures {
     };
   }
 
+  /**
+   * Whether the follower could not reach the source at all: no connection (SQLSTATE class 08), or a
+   * stream lost without an answer from the server (silent past its limit, a broken socket), as
+   * opposed to a server that answered and refused.
+   */
+  static boolean cutOff(Throwable failure) {
+    if (failure instanceof FollowerFailure) {
+      return false;
+    }
+    String state = failure instanceof SQLException sql ? sql.getSQLState() : null;
+    return state == null || state.startsWith("08");
+  }
+
   private String slotInUse(String message) {
     Matcher pid = ACTIVE_PID.matcher(message);
     return "replication slot \"" + slot + "\" is in use by another process"

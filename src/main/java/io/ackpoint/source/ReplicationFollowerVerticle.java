@@ -175,8 +175,10 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
             // uncaught, it ended the thread without a word, and the node stayed ready while nothing
             // followed. Reported with its trace, and followed again as after any failure.
             status.failed("the replication follower failed: " + e, e);
-          } else {
+          } else if (ReplicationFailures.cutOff(e)) {
             // One log line per change of cause, not per retry; readiness carries the same reason.
+            status.cutOff(failures.reason(e));
+          } else {
             status.failed(failures.reason(e));
           }
         }

@@ -1,6 +1,8 @@
 package io.ackpoint.source;
 
 import com.mongodb.MongoCommandException;
+import com.mongodb.MongoSocketException;
+import com.mongodb.MongoTimeoutException;
 
 import java.util.Set;
 
@@ -22,6 +24,14 @@ final class StreamFailures {
       11600, 11602, 13388, 13435, 13436);
 
   private StreamFailures() {
+  }
+
+  /**
+   * Whether the failure says that this node cannot reach the source (no socket, or no server within
+   * the selection timeout), which another node of a cluster might: see {@code ReplicationStatus.cutOff}.
+   */
+  static boolean cutOff(Throwable failure) {
+    return failure instanceof MongoSocketException || failure instanceof MongoTimeoutException;
   }
 
   /**

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.ackpoint.support.TestAckpoint.ADDRESSES;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -41,16 +42,16 @@ class LeadershipTest {
     Vertx second = clustered(port2, members);
     try {
       NodeRole cutOff = new NodeRole();
-      Await.result(first.deployVerticle(leadership(cutOff, ReplicationStatus.notReady("cannot reach the source for replication"),
-          Promise.promise())));
+      Await.result(first.deployVerticle(leadership(cutOff, ReplicationStatus.cutOff("cannot reach the source for replication"),
+          new Follower.Asked(Integer.MAX_VALUE))));
       assertTrue(cutOff.leading(), "the first node takes the free lock");
 
       NodeRole reaching = new NodeRole();
-      Promise<Void> following = Promise.promise();
+      Follower.Asked following = new Follower.Asked(1);
       Await.result(second.deployVerticle(leadership(reaching, ReplicationStatus.READY, following)));
       assertFalse(reaching.leading(), "the second stands by");
 
-      following.future().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      following.await(Duration.ofSeconds(30));
       assertTrue(reaching.leading(), "the node whose follower follows leads");
       assertFalse(cutOff.leading(), "the one whose follower did not handed over");
     } finally {
@@ -58,27 +59,78 @@ class LeadershipTest {
     }
   }
 
-  /** Leadership whose one duty is a follower that answers {@code status}, and completes {@code deployed} once deployed. */
-  private static Leadership leadership(NodeRole role, ReplicationStatus status, Promise<Void> deployed) {
-    return new Leadership(Leadership.lockName(ADDRESSES, SLOT), SLOT, ADDRESSES, List.of(() -> new Follower(status, deployed)),
+  /**
+   * A source that answers and refuses (here: the slot is in use, as while the walsender of a node
+   * that went silent lives on) refuses every node alike: the leader keeps the lock, however long.
+   */
+  @Test
+  void aLeaderRefusedByASourceThatAnswersKeepsTheLock() throws Exception {
+    int port1 = TestAckpoint.freePort();
+    int port2 = TestAckpoint.freePort();
+    List<String> members = List.of("127.0.0.1:" + port1, "127.0.0.1:" + port2);
+    Vertx first = clustered(port1, members);
+    Vertx second = clustered(port2, members);
+    try {
+      NodeRole refused = new NodeRole();
+      // Asked every 500 ms: 12 answers take three times the handover.
+      Follower.Asked asked = new Follower.Asked(12);
+      Await.result(first.deployVerticle(leadership(refused,
+          ReplicationStatus.notReady("replication slot \"leadership_test\" is in use by another process (pid 4242)"), asked)));
+      NodeRole standing = new NodeRole();
+      Await.result(second.deployVerticle(leadership(standing, ReplicationStatus.READY, new Follower.Asked(1))));
+
+      asked.await(Duration.ofSeconds(30));
+      assertTrue(refused.leading(), "the leader keeps the lock");
+      assertFalse(standing.leading());
+    } finally {
+      Await.result(Future.join(first.close(), second.close()));
+    }
+  }
+
+  /** Leadership whose one duty is a follower that answers {@code status}, counted by {@code asked}. */
+  private static Leadership leadership(NodeRole role, ReplicationStatus status, Follower.Asked asked) {
+    return new Leadership(Leadership.lockName(ADDRESSES, SLOT), SLOT, ADDRESSES, List.of(() -> new Follower(status, asked)),
         role, Duration.ofMillis(500), HANDOVER);
   }
 
   /** Answers readiness of replication on its node as a follower does. */
   private static final class Follower extends VerticleBase {
 
-    private final ReplicationStatus status;
-    private final Promise<Void> deployed;
+    /** Completes once followers of it were asked {@code times} times. */
+    static final class Asked {
+      private final int times;
+      private final AtomicInteger count = new AtomicInteger();
+      private final Promise<Void> reached = Promise.promise();
 
-    Follower(ReplicationStatus status, Promise<Void> deployed) {
+      Asked(int times) {
+        this.times = times;
+      }
+
+      void once() {
+        if (count.incrementAndGet() >= times) {
+          reached.tryComplete();
+        }
+      }
+
+      void await(Duration timeout) throws Exception {
+        reached.future().toCompletionStage().toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    }
+
+    private final ReplicationStatus status;
+    private final Asked asked;
+
+    Follower(ReplicationStatus status, Asked asked) {
       this.status = status;
-      this.deployed = deployed;
+      this.asked = asked;
     }
 
     @Override
     public Future<?> start() {
-      return vertx.eventBus().localConsumer(ADDRESSES.healthReplication(), msg -> msg.reply(status.toJson()))
-          .completion().onSuccess(deployed::tryComplete);
+      return vertx.eventBus().localConsumer(ADDRESSES.healthReplication(), msg -> {
+        asked.once();
+        msg.reply(status.toJson());
+      }).completion();
     }
   }
 

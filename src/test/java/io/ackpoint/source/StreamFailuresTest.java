@@ -2,6 +2,7 @@ package io.ackpoint.source;
 
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoSocketReadException;
+import com.mongodb.MongoTimeoutException;
 import com.mongodb.ServerAddress;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
@@ -10,6 +11,8 @@ import static io.ackpoint.source.StreamFailures.Kind.CANNOT_FOLLOW;
 import static io.ackpoint.source.StreamFailures.Kind.HISTORY_LOST;
 import static io.ackpoint.source.StreamFailures.Kind.PASSING;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** What real MongoDB answers, which the test server cannot: each failure is taken as it deserves. */
 class StreamFailuresTest {
@@ -33,6 +36,15 @@ class StreamFailuresTest {
     assertEquals(PASSING, StreamFailures.of(answered(13, null), false), "a privilege can be granted while Ackpoint runs");
     assertEquals(PASSING, StreamFailures.of(answered(999, "ResumableChangeStreamError"), false));
     assertEquals(PASSING, StreamFailures.of(new MongoSocketReadException("closed", new ServerAddress()), false));
+  }
+
+  /** A cluster's leader cut off from the source hands over (Leadership); one the server answered does not. */
+  @Test
+  void noSocketOrNoServerIsCutOffAnAnswerIsNot() {
+    assertTrue(StreamFailures.cutOff(new MongoSocketReadException("closed", new ServerAddress())));
+    assertTrue(StreamFailures.cutOff(new MongoTimeoutException("no server within 5000 ms")));
+    assertFalse(StreamFailures.cutOff(answered(10107, null)), "an election: the server answered");
+    assertFalse(StreamFailures.cutOff(answered(13, null)));
   }
 
   @Test
