@@ -35,27 +35,20 @@ class LeadershipTest {
 
   @Test
   void aLeaderWhoseFollowerDoesNotFollowHandsTheLockToANodeWhoseFollowerDoes() throws Exception {
-    int port1 = TestAckpoint.freePort();
-    int port2 = TestAckpoint.freePort();
-    List<String> members = List.of("127.0.0.1:" + port1, "127.0.0.1:" + port2);
-    Vertx first = clustered(port1, members);
-    Vertx second = clustered(port2, members);
-    try {
+    try (TwoNodes nodes = TwoNodes.start()) {
       NodeRole cutOff = new NodeRole();
-      Await.result(first.deployVerticle(leadership(cutOff, ReplicationStatus.cutOff("cannot reach the source for replication"),
+      Await.result(nodes.first().deployVerticle(leadership(cutOff, ReplicationStatus.cutOff("cannot reach the source for replication"),
           new Follower.Asked(Integer.MAX_VALUE))));
       assertTrue(cutOff.leading(), "the first node takes the free lock");
 
       NodeRole reaching = new NodeRole();
       Follower.Asked following = new Follower.Asked(1);
-      Await.result(second.deployVerticle(leadership(reaching, ReplicationStatus.READY, following)));
+      Await.result(nodes.second().deployVerticle(leadership(reaching, ReplicationStatus.READY, following)));
       assertFalse(reaching.leading(), "the second stands by");
 
       following.await(Duration.ofSeconds(30));
       assertTrue(reaching.leading(), "the node whose follower follows leads");
       assertFalse(cutOff.leading(), "the one whose follower did not handed over");
-    } finally {
-      Await.result(Future.join(first.close(), second.close()));
     }
   }
 
@@ -65,25 +58,18 @@ class LeadershipTest {
    */
   @Test
   void aLeaderRefusedByASourceThatAnswersKeepsTheLock() throws Exception {
-    int port1 = TestAckpoint.freePort();
-    int port2 = TestAckpoint.freePort();
-    List<String> members = List.of("127.0.0.1:" + port1, "127.0.0.1:" + port2);
-    Vertx first = clustered(port1, members);
-    Vertx second = clustered(port2, members);
-    try {
+    try (TwoNodes nodes = TwoNodes.start()) {
       NodeRole refused = new NodeRole();
       // Asked every 500 ms: 12 answers take three times the handover.
       Follower.Asked asked = new Follower.Asked(12);
-      Await.result(first.deployVerticle(leadership(refused,
+      Await.result(nodes.first().deployVerticle(leadership(refused,
           ReplicationStatus.notReady("replication slot \"leadership_test\" is in use by another process (pid 4242)"), asked)));
       NodeRole standing = new NodeRole();
-      Await.result(second.deployVerticle(leadership(standing, ReplicationStatus.READY, new Follower.Asked(1))));
+      Await.result(nodes.second().deployVerticle(leadership(standing, ReplicationStatus.READY, new Follower.Asked(1))));
 
       asked.await(Duration.ofSeconds(30));
       assertTrue(refused.leading(), "the leader keeps the lock");
       assertFalse(standing.leading());
-    } finally {
-      Await.result(Future.join(first.close(), second.close()));
     }
   }
 
@@ -131,6 +117,22 @@ class LeadershipTest {
         asked.once();
         msg.reply(status.toJson());
       }).completion();
+    }
+  }
+
+  /** Two clustered Vert.x instances, members of one cluster. */
+  private record TwoNodes(Vertx first, Vertx second) implements AutoCloseable {
+
+    static TwoNodes start() {
+      int port1 = TestAckpoint.freePort();
+      int port2 = TestAckpoint.freePort();
+      List<String> members = List.of("127.0.0.1:" + port1, "127.0.0.1:" + port2);
+      return new TwoNodes(clustered(port1, members), clustered(port2, members));
+    }
+
+    @Override
+    public void close() {
+      Await.result(Future.join(first.close(), second.close()));
     }
   }
 
