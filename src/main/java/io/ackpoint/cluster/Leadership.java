@@ -53,10 +53,10 @@ public final class Leadership extends VerticleBase {
   private final List<Supplier<Deployable>> duties;
   private final NodeRole role;
   private final Duration recheck;
-  /** How long a leader keeps the lock while its follower does not follow; null: for ever. */
+  /** How long a leader keeps the lock while its follower is cut off from the source; null: for ever. */
   private final Duration handover;
-  /** When this leader's follower was last seen not following, since it last followed; -1: it follows. */
-  private long notFollowingSince = -1;
+  /** When this leader's follower was first seen cut off, in the spell that goes on; -1: it is not. */
+  private long cutOffSince = -1;
   private final List<String> deployed = new ArrayList<>();
   /** Nodes on another slot already logged, so that each is told once. */
   private final Set<String> misconfigured = new HashSet<>();
@@ -167,7 +167,7 @@ public final class Leadership extends VerticleBase {
   /** Holds the lock: records itself, answers for replication's readiness and deploys the duties. */
   private Future<Void> lead(Lock acquired) {
     held = acquired;
-    notFollowingSince = -1;
+    cutOffSince = -1;
     role.leading(true);
     LOG.info("node {} holds the follower lock of replication slot {}: following replication", node.id(), slot);
     return lock.claim()
@@ -233,12 +233,12 @@ public final class Leadership extends VerticleBase {
           if (!status.cutOff()) {
             // Following, or refused by a source that answers (a slot in use, a missing privilege):
             // it refuses every node alike, and a handover would only move the refusal.
-            notFollowingSince = -1;
-          } else if (notFollowingSince < 0) {
-            notFollowingSince = now;
-          } else if (now - notFollowingSince >= handover.toNanos() && node.memberIds().size() > 1) {
-            LOG.warn("node {} hands replication slot {} over: its follower has not followed for {} s ({})", node.id(), slot,
-                handover.toSeconds(), status.reason());
+            cutOffSince = -1;
+          } else if (cutOffSince < 0) {
+            cutOffSince = now;
+          } else if (now - cutOffSince >= handover.toNanos() && node.memberIds().size() > 1) {
+            LOG.warn("node {} hands replication slot {} over: its follower has been cut off from the source for {} s ({})",
+                node.id(), slot, handover.toSeconds(), status.reason());
             stepDown(true).onComplete(v -> vertx.setTimer(handover.toMillis(), id -> campaign()));
           }
         });
