@@ -110,8 +110,8 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
     }
   }
 
-  private void heartbeat() {
-    source.forceMarker().onFailure(e -> LOG.warn("heartbeat marker failed: {}", e.getMessage()));
+  private Future<Void> heartbeat() {
+    return source.forceMarker().onFailure(e -> LOG.warn("heartbeat marker failed: {}", e.getMessage()));
   }
 
   /**
@@ -124,8 +124,7 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
    */
   private void periodicHeartbeat() {
     PgLogicalStream following = current;
-    source.forceMarker().onFailure(e -> {
-      LOG.warn("heartbeat marker failed: {}", e.getMessage());
+    heartbeat().onFailure(e -> {
       if (following != null && following == current) {
         LOG.warn("replication stream on slot {} opened again: a stream cut off looks idle until its silence limit",
             config.slotName());

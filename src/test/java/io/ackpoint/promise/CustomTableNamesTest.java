@@ -88,6 +88,14 @@ class CustomTableNamesTest {
         "INSERT INTO \"Checkpoints\" (\"UserId\", \"Checkpoint\", \"ClientId\") VALUES ('app-user', 41, 'c1')"));
   }
 
+  /** Why readiness is false: the follower refused to follow the configured table, so replication is not ready. */
+  private String followerRefusedReason() {
+    JsonObject readiness = Readiness.probe(app);
+    assertEquals(false, readiness.getBoolean("ready"), readiness.encode());
+    assertEquals(false, readiness.getBoolean("replication"), readiness.encode());
+    return readiness.getString("reason");
+  }
+
   /** The id of the first acknowledgement a stream of user app-user, client c1, hears once {@code statements} ran. */
   private String firstAcknowledgedAfter(String... statements) {
     try (StreamClient stream = app.stream(TestKeys.token(vertx, "app-user"), "c1")) {
@@ -105,10 +113,7 @@ class CustomTableNamesTest {
     sql("CREATE TABLE checkpoints (id BIGSERIAL PRIMARY KEY, user_id TEXT NOT NULL, checkpoint BIGINT NOT NULL, client_id TEXT)");
     startCustom(new JsonObject().put("table", "Checkpoints"));
 
-    JsonObject readiness = Readiness.probe(app);
-    assertEquals(false, readiness.getBoolean("ready"), readiness.encode());
-    assertEquals(false, readiness.getBoolean("replication"));
-    String reason = readiness.getString("reason");
+    String reason = followerRefusedReason();
     assertTrue(reason.contains("custom.table \"Checkpoints\" does not exist in schema public"), reason);
     assertTrue(reason.contains("case-sensitive"), reason);
     assertTrue(reason.contains("did you mean checkpoints?"), reason);
@@ -121,10 +126,7 @@ class CustomTableNamesTest {
     sql("CREATE TABLE checkpoints (id BIGSERIAL PRIMARY KEY, user_id TEXT NOT NULL, checkpoint BIGINT NOT NULL, client_id TEXT)");
     startCustom(new JsonObject().put("table", "checkpoints"));
 
-    JsonObject readiness = Readiness.probe(app);
-    assertEquals(false, readiness.getBoolean("ready"), readiness.encode());
-    assertEquals(false, readiness.getBoolean("replication"));
-    String reason = readiness.getString("reason");
+    String reason = followerRefusedReason();
     assertTrue(reason.contains("custom mode needs a source database encoded in UTF8"), reason);
     assertTrue(reason.contains("this one is SQL_ASCII"), reason);
   }
@@ -135,9 +137,7 @@ class CustomTableNamesTest {
         + " clientid TEXT)");
     startCustom(mixedCaseNames());
 
-    JsonObject readiness = Readiness.probe(app);
-    assertEquals(false, readiness.getBoolean("ready"), readiness.encode());
-    String reason = readiness.getString("reason");
+    String reason = followerRefusedReason();
     assertTrue(reason.contains("custom.client_column \"ClientId\" does not exist in table \"public\".\"Checkpoints\""), reason);
     assertTrue(reason.contains("did you mean clientid?"), reason);
   }
@@ -149,9 +149,7 @@ class CustomTableNamesTest {
         + " checkpoint BIGINT GENERATED ALWAYS AS (seq + 1) STORED)");
     startCustom(new JsonObject().put("table", "checkpoints"));
 
-    JsonObject readiness = Readiness.probe(app);
-    assertEquals(false, readiness.getBoolean("ready"), readiness.encode());
-    String reason = readiness.getString("reason");
+    String reason = followerRefusedReason();
     assertTrue(reason.contains("custom.checkpoint_column \"checkpoint\" is a generated column"), reason);
   }
 
