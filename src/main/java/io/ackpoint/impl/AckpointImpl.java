@@ -44,6 +44,8 @@ import io.vertx.core.Promise;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.shareddata.LocalMap;
 import io.vertx.ext.web.Router;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -60,6 +62,9 @@ public final class AckpointImpl implements Ackpoint {
 
   /** The prefixes of the Ackpoints deployed on one Vert.x (a map of that Vert.x's own). */
   private static final String PREFIXES = "ackpoint.prefixes";
+  private static final Logger LOG = LoggerFactory.getLogger(AckpointImpl.class);
+  /** Longer than the default bound of any step of a close (a batch's 30 s request timeout). */
+  private static final Duration SLOW_CLOSE = Duration.ofSeconds(30);
   /** Numbers the Ackpoints of this process whose http.port is 0 (see {@link HttpVerticle}). */
   private static final AtomicInteger RANDOM_PORTS = new AtomicInteger();
 
@@ -72,7 +77,7 @@ public final class AckpointImpl implements Ackpoint {
   private final CheckpointStorage storage;
   private final AcknowledgementHistory history;
   private final ReplicationSource source;
-  private final List<String> deployments = new ArrayList<>();
+  private final List<Deployed> deployments = new ArrayList<>();
   private final List<MountedApi> mounted = new CopyOnWriteArrayList<>();
   private final List<HttpVerticle> servers = new CopyOnWriteArrayList<>();
   private final Closeable closeHook = completion -> close().onComplete(completion);
@@ -256,7 +261,7 @@ public final class AckpointImpl implements Ackpoint {
             return server;
           }, new DeploymentOptions().setInstances(instances))
           .map(id -> {
-            deployments.add(id);
+            deployments.add(new Deployed(id, HttpVerticle.class.getSimpleName()));
             return null;
           }));
     }
@@ -292,9 +297,13 @@ public final class AckpointImpl implements Ackpoint {
 
   private Future<Void> deploy(Deployable verticle) {
     return vertx.deployVerticle(verticle).map(id -> {
-      deployments.add(id);
+      deployments.add(new Deployed(id, verticle.getClass().getSimpleName()));
       return null;
     });
+  }
+
+  /** A deployment of this Ackpoint's, named for the logs of its close. */
+  private record Deployed(String id, String name) {
   }
 
   /** One HTTP verticle per event loop. */
@@ -384,26 +393,42 @@ public final class AckpointImpl implements Ackpoint {
   }
 
   private Future<Void> closeOnce() {
-    List<Supplier<Future<Void>>> steps = new ArrayList<>();
-    mounted.forEach(api -> steps.add(api::close));
+    List<CloseStep> steps = new ArrayList<>();
+    mounted.forEach(api -> steps.add(new CloseStep("a router mounted by the host", api::close)));
     for (int i = deployments.size() - 1; i >= 0; i--) {
-      String id = deployments.get(i);
-      steps.add(() -> vertx.deploymentIDs().contains(id) ? vertx.undeploy(id) : Future.succeededFuture());
+      Deployed deployed = deployments.get(i);
+      steps.add(new CloseStep("the undeploy of " + deployed.name(),
+          () -> vertx.deploymentIDs().contains(deployed.id()) ? vertx.undeploy(deployed.id()) : Future.succeededFuture()));
     }
-    steps.add(databases::close);
-    steps.add(() -> stopEmbedded(vertx, embedded));
-    steps.add(() -> {
+    steps.add(new CloseStep("the close of the database clients", databases::close));
+    steps.add(new CloseStep("the stop of the embedded PostgreSQL", () -> stopEmbedded(vertx, embedded)));
+    steps.add(new CloseStep("the close of the metrics", () -> {
       metrics.close();
       return Future.succeededFuture();
-    });
+    }));
     Future<Void> chain = Future.succeededFuture();
-    for (Supplier<Future<Void>> step : steps) {
-      chain = chain.transform(before -> step.get().transform(after -> firstFailure(before, after)));
+    for (CloseStep step : steps) {
+      chain = chain.transform(before -> step.run(vertx).transform(after -> firstFailure(before, after)));
     }
     return chain.onComplete(ar -> {
       deployments.clear();
       prefixes(vertx).remove(config.eventBusPrefix());
     });
+  }
+
+  /**
+   * One step of {@link #close()}, named in a warning when it takes longer than {@link #SLOW_CLOSE}:
+   * every step is bounded by the timeouts of what it closes (a batch's request timeout, a pool's wait
+   * for the server to hang up), so one that outlasts them waits for something that will not come,
+   * and the warning says what.
+   */
+  private record CloseStep(String name, Supplier<Future<Void>> action) {
+
+    Future<Void> run(Vertx vertx) {
+      long warning = vertx.setTimer(SLOW_CLOSE.toMillis(),
+          t -> LOG.warn("closing Ackpoint: {} has not completed after {} s", name, SLOW_CLOSE.toSeconds()));
+      return action.get().andThen(done -> vertx.cancelTimer(warning));
+    }
   }
 
   private static Future<Void> firstFailure(AsyncResult<Void> before, AsyncResult<Void> after) {
