@@ -26,8 +26,10 @@ final class ExternalProgress {
   private static final Logger LOG = LoggerFactory.getLogger(ExternalProgress.class);
   private static final long RETRY_MS = 1_000;
   /**
-   * Unverified positions kept at most, as many again while a read judges the ones before it; the
-   * smallest go first, a greater real one makes them moot.
+   * Unverified positions kept at most, as many again while a read judges the ones before it. Past it
+   * the greatest are rejected: a genuine position is at or before the source's head and a bogus one
+   * beyond it, so a flood of bogus positions is what fills the set, and dropping the smallest would
+   * drop the genuine one among them, unaccepted and uncounted, stalling its checkpoints.
    */
   private static final int MAX_WAITING = 1_024;
 
@@ -97,9 +99,10 @@ final class ExternalProgress {
     });
   }
 
-  private static void trim(NavigableSet<String> positions) {
+  private void trim(NavigableSet<String> positions) {
     while (positions.size() > MAX_WAITING) {
-      positions.pollFirst();
+      reject("more than " + MAX_WAITING + " positions wait for a read of the source's head; the greatest, "
+          + positions.pollLast() + ", is dropped");
     }
   }
 

@@ -80,4 +80,34 @@ class ExternalProgressHeadReadTest {
       firstRead.complete(FIRST);
     });
   }
+
+  @Test
+  void aFloodOfPositionsBeyondTheHeadNeitherDropsAGenuineOneNorLeavesOneUncounted(Vertx vertx, VertxTestContext test) {
+    int bogus = 1_100;
+    List<String> accepted = new ArrayList<>();
+    int[] rejected = {0};
+    // Each rejection is counted before the read that judged it hands on what it accepted.
+    Runnable judged = () -> {
+      if (rejected[0] == bogus && !accepted.isEmpty()) {
+        test.verify(() -> assertEquals(List.of(MARKER), accepted));
+        test.completeNow();
+      }
+    };
+    vertx.runOnContext(started -> {
+      ExternalProgress progress = new ExternalProgress(vertx, source, position -> {
+        accepted.add(position);
+        judged.run();
+      }, () -> {
+        rejected[0]++;
+        judged.run();
+      });
+      progress.offer(new JsonObject().put("position", "7FFFFFFF/FFFFFFFF"));
+      // Judged by the second read, which sees the marker: the genuine position amid the flood.
+      progress.offer(new JsonObject().put("position", MARKER));
+      for (int i = 0; i < bogus - 1; i++) {
+        progress.offer(new JsonObject().put("position", String.format("00000001/%08X", i)));
+      }
+      firstRead.complete(FIRST);
+    });
+  }
 }
