@@ -8,9 +8,12 @@ import io.vertx.core.Vertx;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.BiConsumer;
 
 /**
@@ -33,8 +36,12 @@ import java.util.function.BiConsumer;
  * may apply a position twice (at a clean stop, to record what it released). Left open: a node that
  * starts while a new engine is still below what the old one announced counts from the latest
  * position storage held, and does not see a gap among the new engine's positions below it.
- * Storage is the truth; an acknowledgement told twice is harmless (streams and waiters keep the
- * greatest id), one never told is not. Used on the acknowledgement verticle's event loop.
+ * Storage is the truth; an acknowledgement told twice is harmless to streams and waiters (they keep
+ * the greatest id), one never told is not. Event-bus consumers are promised one message per user and
+ * position, though, so a read back passes on only what this node has not heard announced: each user
+ * at a position heard while a read is pending, or at the last position heard before it, is left out
+ * where the announcement carried the same id (a statement that applied the same position again may
+ * have marked others, which are told). Used on the acknowledgement verticle's event loop.
  */
 final class MissedAnnouncements {
 
@@ -59,6 +66,13 @@ final class MissedAnnouncements {
     }
   };
   private Future<Void> reading = Future.succeededFuture();
+  /** Reads queued or running. */
+  private int pendingReads;
+  /**
+   * The users announced at the last position heard, and at every position heard while a read is
+   * pending: what a read back may find again. Bounded by the announcements of one read's time.
+   */
+  private final Map<String, Set<Reached>> told = new HashMap<>();
 
   /** {@code recovered}: told of each position read back, with its users, in replication order. */
   MissedAnnouncements(Vertx vertx, AcknowledgementHistory history, BiConsumer<String, List<Reached>> recovered) {
@@ -97,6 +111,10 @@ final class MissedAnnouncements {
     }
     heard = heard == null ? reached.position() : max(heard, reached.position());
     lastAnnounced = reached.position();
+    if (pendingReads == 0) {
+      told.clear();
+    }
+    told.computeIfAbsent(reached.position(), p -> new HashSet<>()).addAll(reached.reached());
   }
 
   /** After {@code last}, the engine announced {@code previous}: read back what lies between, or everything after a statement that failed. */
@@ -123,7 +141,13 @@ final class MissedAnnouncements {
    */
   private void readBack(String from, String upTo) {
     LOG.debug("reading back acknowledgements processed from '{}' up to {}", from, upTo == null ? "now" : upTo);
-    reading = reading.transform(ignored -> read(from, upTo, ATTEMPTS));
+    pendingReads++;
+    reading = reading.transform(ignored -> read(from, upTo, ATTEMPTS)).andThen(done -> pendingReads--);
+  }
+
+  private List<Reached> notTold(String position, List<Reached> users) {
+    Set<Reached> announced = told.get(position);
+    return announced == null ? users : users.stream().filter(user -> !announced.contains(user)).toList();
   }
 
   private Future<Void> read(String from, String upTo, int attempts) {
@@ -133,7 +157,8 @@ final class MissedAnnouncements {
             byPosition.size(), from, upTo == null
                 ? " (an engine started, or a statement's answer was lost)" : " (up to " + upTo + ")");
       }
-      byPosition.forEach(recovered);
+      // Passed on even when every user was told: the position itself ends waits for heads before it.
+      byPosition.forEach((position, users) -> recovered.accept(position, notTold(position, users)));
       return (Void) null;
     }).recover(e -> {
       if (attempts <= 1) {

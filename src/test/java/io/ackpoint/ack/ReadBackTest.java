@@ -197,6 +197,27 @@ class ReadBackTest {
     return node;
   }
 
+  /**
+   * An engine's first announcement has the node read back everything since it started, that
+   * announcement's position included: its consumers hear each user at a position once, so what the
+   * announcement carried is not told again, and what storage holds beside it (a statement that
+   * applied the position again, its answer lost) is.
+   */
+  @Test
+  @Timeout(value = 10, timeUnit = TimeUnit.SECONDS)
+  void aReadBackTellsOnlyWhatTheAnnouncementsThisNodeHeardDidNotCarry(Vertx vertx, VertxTestContext test) {
+    Node node = new Node(vertx);
+    node.markedAt(OLD, "announced");
+    node.markedAt(OLD, "unannounced");
+    PositionReached announced = new PositionReached(OLD, Lsn.FORMAT.ordinal(OLD),
+        List.of(new Reached(FullUserId.of("announced", "c"), 1)), "");
+    vertx.runOnContext(v -> {
+      node.missed.startFrom("");
+      node.missed.heard(announced, OLD_ENGINE);
+    });
+    node.expectReadBack(OLD, "unannounced", test);
+  }
+
   private static PositionReached announcement(String position, String previous) {
     return new PositionReached(position, Lsn.FORMAT.ordinal(position), List.of(), previous);
   }
