@@ -77,6 +77,7 @@ public final class AckpointImpl implements Ackpoint {
   private final CheckpointStorage storage;
   private final AcknowledgementHistory history;
   private final ReplicationSource source;
+  private final PortClaims ports;
   private final List<Deployed> deployments = new ArrayList<>();
   private final List<MountedApi> mounted = new CopyOnWriteArrayList<>();
   private final List<HttpVerticle> servers = new CopyOnWriteArrayList<>();
@@ -86,8 +87,9 @@ public final class AckpointImpl implements Ackpoint {
 
   private AckpointImpl(Vertx vertx, AckpointConfig config, AckpointMetrics metrics, HttpSettings http,
                        EmbeddedDatabase embedded, Databases databases, CheckpointStorage storage,
-                       AcknowledgementHistory history, ReplicationSource source) {
+                       AcknowledgementHistory history, ReplicationSource source, PortClaims ports) {
     this.vertx = vertx;
+    this.ports = ports;
     this.config = config;
     this.metrics = metrics;
     this.http = http;
@@ -118,6 +120,13 @@ public final class AckpointImpl implements Ackpoint {
       return Future.failedFuture(new ConfigException("eventbus.prefix", "another Ackpoint of this Vert.x uses " + prefix
           + " already: give each Ackpoint of one Vert.x a prefix of its own"));
     }
+    PortClaims ports;
+    try {
+      ports = PortClaims.claim(vertx, configured);
+    } catch (ConfigException inUse) {
+      prefixes(vertx).remove(prefix);
+      return Future.failedFuture(inUse);
+    }
     AckpointExceptionCodec.registerOn(vertx);
     PositionReachedCodec.registerOn(vertx);
     // Before any verticle: the engine may decode another node's batches before this node's batcher starts.
@@ -128,7 +137,7 @@ public final class AckpointImpl implements Ackpoint {
       return starting.unlessVertxClosing()
           .compose(v -> Backends.migrate(vertx, config))
           .compose(v -> {
-            AckpointImpl ackpoint = create(vertx, config, options.getMeterRegistry(), embedded);
+            AckpointImpl ackpoint = create(vertx, config, options.getMeterRegistry(), embedded, ports);
             if (embedded != null) {
               embedded.watchExit(vertx);
             }
@@ -140,7 +149,10 @@ public final class AckpointImpl implements Ackpoint {
             }).recover(failure -> ackpoint.close().transform(ignored -> Future.failedFuture(failure)));
           })
           .recover(failure -> stopEmbedded(vertx, embedded).transform(ignored -> Future.failedFuture(failure)));
-    }).onFailure(failure -> prefixes(vertx).remove(prefix));
+    }).onFailure(failure -> {
+      prefixes(vertx).remove(prefix);
+      ports.release();
+    });
     return outcome.andThen(starting::ended);
   }
 
@@ -201,7 +213,8 @@ public final class AckpointImpl implements Ackpoint {
     return null;
   }
 
-  private static AckpointImpl create(Vertx vertx, AckpointConfig config, MeterRegistry given, EmbeddedDatabase embedded) {
+  private static AckpointImpl create(Vertx vertx, AckpointConfig config, MeterRegistry given, EmbeddedDatabase embedded,
+                                     PortClaims ports) {
     Databases databases = Databases.open(vertx, config);
     MeterRegistry registry = given != null ? given : ownRegistry();
     ReplicationSource source = Backends.source(config, databases);
@@ -215,7 +228,7 @@ public final class AckpointImpl implements Ackpoint {
         ConnectionLimit.of(config.http().maxConnections(), metrics),
         JwtAuthenticator.factory(config.auth(), metrics), metrics, metricsText, livenessProblem);
     return new AckpointImpl(vertx, config, metrics, http, embedded, databases, Backends.storage(config, databases),
-        Backends.history(config, databases), source);
+        Backends.history(config, databases), source, ports);
   }
 
   /**
@@ -413,6 +426,7 @@ public final class AckpointImpl implements Ackpoint {
     return chain.onComplete(ar -> {
       deployments.clear();
       prefixes(vertx).remove(config.eventBusPrefix());
+      ports.release();
     });
   }
 

@@ -23,6 +23,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Transaction;
@@ -179,6 +180,42 @@ class LifecycleTest {
     // Once the first is closed, its prefix is free again.
     Await.result(first.close());
     Await.result(Await.result(TestAckpoint.start(vertx, other)).close());
+  }
+
+  @Test
+  void aSecondAckpointOnThePortAnotherAckpointOfTheVertxServesIsRefusedAndTheFirstKeepsItsConnections(Vertx vertx) {
+    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
+    JsonObject other = TestAckpoint.configJson(TestDatabase.freshDatabase()).put("eventbus", new JsonObject().put("prefix", "other"));
+    other.getJsonObject("http").put("port", TestAckpoint.portOf(config));
+    Ackpoint first = Await.result(TestAckpoint.start(vertx, config));
+
+    Throwable refused = Await.result(TestAckpoint.start(vertx, other).<Throwable>transform(ar -> Future.succeededFuture(ar.cause())));
+    assertInstanceOf(ConfigException.class, refused);
+    assertTrue(refused.getMessage().contains("http.port"), refused.getMessage());
+    // Each connection its own, as Vert.x hands them to the servers of a port in turn: all the first's.
+    WebClient client = WebClient.create(vertx, new WebClientOptions().setKeepAlive(false));
+    String token = TestKeys.token(vertx, "u");
+    for (int expected = 1; expected <= 4; expected++) {
+      HttpResponse<Buffer> answer = Await.result(client.get(first.httpPort(), "127.0.0.1", "/write-checkpoint2.json?client_id=c")
+          .putHeader("Authorization", "Bearer " + token).send());
+      assertEquals(String.valueOf(expected), answer.bodyAsJsonObject().getJsonObject("data").getString("write_checkpoint"));
+    }
+
+    // Once the first is closed, its port is free again.
+    Await.result(first.close());
+    Await.result(Await.result(TestAckpoint.start(vertx, other)).close());
+  }
+
+  @Test
+  void anAckpointOnThePortAServerOfTheHostListensOnIsRefusedNamingTheKey(Vertx vertx) {
+    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
+    var host = Await.result(vertx.createHttpServer().requestHandler(request -> request.response().end("host"))
+        .listen(TestAckpoint.portOf(config), "127.0.0.1"));
+
+    Throwable refused = Await.result(TestAckpoint.start(vertx, config).<Throwable>transform(ar -> Future.succeededFuture(ar.cause())));
+    assertInstanceOf(ConfigException.class, refused);
+    assertTrue(refused.getMessage().contains("http.port"), refused.getMessage());
+    Await.result(host.close());
   }
 
   @Test
