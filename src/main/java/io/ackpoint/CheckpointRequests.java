@@ -25,7 +25,7 @@ public final class CheckpointRequests {
     if (value instanceof String s) {
       return parseDigits(s);
     }
-    if (value instanceof Integer || value instanceof Long) {
+    if (value instanceof Integer || value instanceof Long || value instanceof Short || value instanceof Byte) {
       long n = ((Number) value).longValue();
       if (n < 1) {
         throw invalidId("must be at least 1");
@@ -38,10 +38,12 @@ public final class CheckpointRequests {
     if (value == null) {
       throw invalidId("is required");
     }
+    if (value instanceof Double || value instanceof Float) {
+      throw invalidId("must be an integer (no fraction or exponent)");
+    }
     if (value instanceof Number) {
-      throw invalidId(value instanceof Double || value instanceof Float
-          ? "must be an integer (no fraction or exponent)"
-          : "JSON numbers above 2^53-1 lose precision: send the id as a string");
+      throw invalidId("must be a string of decimal digits or an integer of a JSON type (Integer, Long), not a "
+          + value.getClass().getSimpleName());
     }
     throw invalidId("must be a string of decimal digits");
   }
@@ -96,8 +98,15 @@ public final class CheckpointRequests {
       throw AckpointError.INVALID_JSON.exception("the message body must be a JSON object");
     }
     FullUserId user = fullUserId(json.getValue("user_id"), clientId(json.getValue("client_id")));
+    if (!json.containsKey("checkpoint_request_id")) {
+      return CheckpointCommand.generated(user);
+    }
+    // An explicit null is refused, as over HTTP: a generated checkpoint is asked for by leaving the key out.
     Object requested = json.getValue("checkpoint_request_id");
-    return requested == null ? CheckpointCommand.generated(user) : CheckpointCommand.requested(user, checkpointRequestId(requested));
+    if (requested == null) {
+      throw invalidId("is null: leave it out for a generated checkpoint");
+    }
+    return CheckpointCommand.requested(user, checkpointRequestId(requested));
   }
 
   /** The full user id of a {@code user_id} given over the event bus and a validated client id. */

@@ -101,6 +101,22 @@ class EventBusApiTest {
   }
 
   @Test
+  void aNullCheckpointRequestIdIsRefusedAsOverHttpAndStoresNothing(Vertx vertx, VertxTestContext test) {
+    busOnly(vertx, c -> c).onComplete(test.succeeding(ackpoint -> {
+      String create = ackpoint.addresses().checkpointCreate();
+      vertx.eventBus().request(create, new JsonObject().put("user_id", "u").putNull("checkpoint_request_id"))
+          .onComplete(test.failing(e -> test.verify(() -> {
+            assertEquals("ACK_INVALID_CHECKPOINT_REQUEST_ID", ((AckpointException) e).code());
+            vertx.eventBus().<JsonObject>request(create, new JsonObject().put("user_id", "u"))
+                .onComplete(test.succeeding(generated -> test.verify(() -> {
+                  assertEquals("1", generated.body().getString("write_checkpoint"), "the refused request stored nothing");
+                  ackpoint.close().onComplete(test.succeedingThenComplete());
+                })));
+          })));
+    }));
+  }
+
+  @Test
   void twoAckpointsWithTheirOwnPrefixesShareOneVertx(Vertx vertx, VertxTestContext test) {
     AckpointAddresses first = new AckpointAddresses("shop-a");
     AckpointAddresses second = new AckpointAddresses("shop-b");
