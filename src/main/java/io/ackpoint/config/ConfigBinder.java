@@ -112,7 +112,7 @@ final class ConfigBinder {
         auth,
         source,
         storage,
-        new EmbeddedConfig(Path.of(r.string("embedded.data_dir")), embeddedPort),
+        new EmbeddedConfig(dataDir(r), embeddedPort),
         batching(r),
         replication(r),
         acknowledgement,
@@ -319,5 +319,14 @@ final class ConfigBinder {
     }
     return new DatabaseConfig(type, uri, r.integer(prefix + ".pool_size", 1, 256),
         positive(r, prefix + ".connect_timeout"), positive(r, prefix + ".statement_timeout"));
+  }
+
+  /** A blank one would be the working directory, where initdb would write the server's files among whatever is there. */
+  private static Path dataDir(ConfigReader r) {
+    String dir = r.string("embedded.data_dir");
+    if (dir.isBlank()) {
+      throw new ConfigException("embedded.data_dir", "must name a directory (the default is data)");
+    }
+    return Path.of(dir);
   }
 }

@@ -161,6 +161,13 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aBlankEmbeddedDataDirIsRefusedRatherThanTakenForTheWorkingDirectory() {
+    ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(
+        "ACKPOINT_EMBEDDED_DATA_DIR", " ")));
+    assertTrue(e.getMessage().contains("'embedded.data_dir'"), e.getMessage());
+  }
+
+  @Test
   void aMistypedEnvironmentVariableStopsStartupNamingItAndTheLikelyKey() {
     ConfigException e = assertThrows(ConfigException.class,
         () -> ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_HTTP_PROT", "9090")));
