@@ -1,6 +1,7 @@
 package io.ackpoint;
 
 import io.ackpoint.config.AckpointConfig;
+import io.ackpoint.config.ConfigException;
 import io.ackpoint.config.ConfigLoader;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.json.JsonObject;
@@ -59,12 +60,16 @@ public class AckpointOptions {
   }
 
   private JsonObject section(String name) {
-    JsonObject section = json.getJsonObject(name);
-    if (section == null) {
-      section = new JsonObject();
+    Object value = json.getValue(name);
+    if (value == null) {
+      JsonObject section = new JsonObject();
       json.put(name, section);
+      return section;
     }
-    return section;
+    if (value instanceof JsonObject section) {
+      return section;
+    }
+    throw new ConfigException(name, "must be an object of keys, so that a setter can set one of them");
   }
 
   /** The validated configuration; throws a {@code ConfigException} naming the first invalid key. */

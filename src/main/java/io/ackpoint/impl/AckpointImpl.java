@@ -101,6 +101,10 @@ public final class AckpointImpl implements Ackpoint {
   }
 
   public static Future<Ackpoint> deploy(Vertx vertx, AckpointOptions options) {
+    // Checked first: a closed Vert.x refuses blocking tasks by throwing, not with a failed future.
+    if (((VertxInternal) vertx).closeFuture().isClosed()) {
+      return Future.failedFuture(new IllegalStateException("the Vert.x is closed: Ackpoint cannot start on it"));
+    }
     AckpointConfig configured;
     try {
       configured = options.toConfig();

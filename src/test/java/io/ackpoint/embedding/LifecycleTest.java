@@ -29,6 +29,9 @@ import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Transaction;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
 
 import java.util.List;
 import java.util.function.Supplier;
@@ -36,6 +39,7 @@ import java.util.function.Supplier;
 import static io.ackpoint.support.TestAckpoint.ADDRESSES;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** README, Embedding: what deploy and close promise an application that embeds Ackpoint. */
@@ -216,6 +220,29 @@ class LifecycleTest {
     assertInstanceOf(ConfigException.class, refused);
     assertTrue(refused.getMessage().contains("http.port"), refused.getMessage());
     Await.result(host.close());
+  }
+
+  @Test
+  void deployOnAClosedVertxAnswersAFailedFutureSayingSo(@TempDir Path dir) {
+    Vertx closed = Vertx.vertx();
+    Await.result(closed.close());
+    JsonObject external = TestAckpoint.configJson(TestDatabase.freshDatabase());
+    JsonObject embedded = TestAckpoint.configJson(TestDatabase.freshDatabase());
+    embedded.put("source", new JsonObject().put("type", "embedded")).put("storage", new JsonObject().put("type", "embedded"))
+        .put("embedded", new JsonObject().put("data_dir", dir.toString()).put("port", TestAckpoint.freePort()));
+    for (JsonObject config : List.of(external, embedded)) {
+      Future<Ackpoint> deploy = Ackpoint.deploy(closed, new AckpointOptions(config));
+      Throwable refused = Await.result(deploy.<Throwable>transform(ar -> Future.succeededFuture(ar.cause())));
+      assertInstanceOf(IllegalStateException.class, refused, config.encode());
+      assertTrue(refused.getMessage().contains("Vert.x is closed"), refused.getMessage());
+    }
+  }
+
+  @Test
+  void aSetterOfOptionsWhoseSectionIsNotAnObjectNamesTheKey() {
+    AckpointOptions options = new AckpointOptions(new JsonObject().put("http", "x"));
+    ConfigException refused = assertThrows(ConfigException.class, () -> options.setHttpEnabled(false));
+    assertTrue(refused.getMessage().contains("'http'"), refused.getMessage());
   }
 
   @Test
