@@ -41,6 +41,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.Deployable;
 import io.vertx.core.Promise;
+import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.shareddata.LocalMap;
 import io.vertx.ext.web.Router;
@@ -136,6 +137,8 @@ public final class AckpointImpl implements Ackpoint {
     // Before any verticle: the engine may decode another node's batches before this node's batcher starts.
     PendingCheckpointsCodec.registerOn(vertx);
     Starting starting = new Starting(vertx);
+    // The verticle deploying Ackpoint, if any: its undeploy takes the verticles Ackpoint deploys with it.
+    ContextInternal host = (ContextInternal) Vertx.currentContext();
     Future<Ackpoint> outcome = startEmbedded(vertx, configured).compose(embedded -> {
       AckpointConfig config = embedded == null ? configured : configured.withEmbeddedUri(embedded.uri());
       return starting.unlessVertxClosing()
@@ -145,7 +148,10 @@ public final class AckpointImpl implements Ackpoint {
             if (embedded != null) {
               embedded.watchExit(vertx);
             }
-            return ackpoint.deployVerticles().map(deployed -> {
+            // Its verticles all deployed, yet gone with the verticle deploying it: closed, as a failure.
+            return ackpoint.deployVerticles().compose(deployed -> hostUndeployed(host)
+                ? Future.failedFuture(hostUndeployed(host, null)) : Future.succeededFuture())
+                .map(deployed -> {
               // Closing the Vert.x closes this Ackpoint first (its hooks run before its verticles are
               // undeployed): otherwise the embedded PostgreSQL would outlive the process.
               ((VertxInternal) vertx).addCloseHook(ackpoint.closeHook);
@@ -153,11 +159,30 @@ public final class AckpointImpl implements Ackpoint {
             }).recover(failure -> ackpoint.close().transform(ignored -> Future.failedFuture(failure)));
           })
           .recover(failure -> stopEmbedded(vertx, embedded).transform(ignored -> Future.failedFuture(failure)));
-    }).onFailure(failure -> {
+    }).recover(failure -> Future.failedFuture(hostUndeployed(host) && !(failure instanceof HostUndeployed)
+        ? hostUndeployed(host, failure) : failure)).onFailure(failure -> {
       prefixes(vertx).remove(prefix);
       ports.release();
     });
     return outcome.andThen(starting::ended);
+  }
+
+  /** Whether the verticle on whose context Ackpoint was deployed has been undeployed (its context is closed) since. */
+  private static boolean hostUndeployed(ContextInternal host) {
+    return host != null && host.isDeployment() && host.closeFuture().isClosed();
+  }
+
+  /** {@code cause}: how the start failed when the verticle went (Vert.x's own words, an interrupt), or null. */
+  private static HostUndeployed hostUndeployed(ContextInternal host, Throwable cause) {
+    return new HostUndeployed("the verticle that deployed Ackpoint (deployment " + host.deploymentID() + ") was"
+        + " undeployed while Ackpoint started, and Ackpoint's verticles with it: Ackpoint was closed", cause);
+  }
+
+  private static final class HostUndeployed extends IllegalStateException {
+
+    HostUndeployed(String message, Throwable cause) {
+      super(message, cause);
+    }
   }
 
   /**

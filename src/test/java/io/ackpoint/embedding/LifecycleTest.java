@@ -245,6 +245,42 @@ class LifecycleTest {
     assertTrue(refused.getMessage().contains("'http'"), refused.getMessage());
   }
 
+  /**
+   * A verticle that deploys Ackpoint takes Ackpoint's verticles with it when it is undeployed; undone
+   * while Ackpoint starts, it leaves nothing running, and the deploy says so rather than answering
+   * an Ackpoint that runs nothing (its prefix free again, its pools closed).
+   */
+  @Test
+  void aDeployWhoseVerticleIsUndeployedMeanwhileFailsSayingSoAndLeavesNothingTaken(Vertx vertx) throws Exception {
+    String database = TestDatabase.freshDatabase();
+    JsonObject config = TestAckpoint.configJson(database);
+    config.getJsonObject("http").put("enabled", false);
+    Await.result(Await.result(TestAckpoint.start(vertx, config)).close()); // migrated: the next start only reads
+    Promise<Future<Ackpoint>> deploying = Promise.promise();
+    try (Sql sql = new Sql(vertx, database)) {
+      // Ackpoint's start waits, part-way through its verticles, for its read of the latest acknowledgement.
+      SqlConnection blocker = Await.result(sql.pool().getConnection());
+      Transaction tx = Await.result(blocker.begin());
+      Await.result(blocker.query("LOCK TABLE ackpoint_write_checkpoints IN ACCESS EXCLUSIVE MODE").execute());
+      String host = Await.result(vertx.deployVerticle(new VerticleBase() {
+        @Override
+        public Future<?> start() {
+          deploying.complete(Ackpoint.deploy(vertx, new AckpointOptions(config)));
+          return Future.succeededFuture();
+        }
+      }));
+      awaitLockWaiter(vertx, sql);
+      Await.result(vertx.undeploy(host));
+      Await.result(tx.rollback());
+      blocker.close();
+    }
+    Throwable refused = Await.result(deploying.future().compose(deploy -> deploy)
+        .<Throwable>transform(ar -> Future.succeededFuture(ar.cause())));
+    assertInstanceOf(IllegalStateException.class, refused);
+    assertTrue(refused.getMessage().contains("undeployed"), refused.getMessage());
+    Await.result(Await.result(TestAckpoint.start(vertx, config)).close());
+  }
+
   @Test
   void deployRefusesAConfiguredKeyThatCannotVerifyAnythingNamingIt(Vertx vertx) {
     String database = TestDatabase.freshDatabase();
