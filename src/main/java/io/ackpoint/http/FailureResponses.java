@@ -2,6 +2,7 @@ package io.ackpoint.http;
 
 import io.ackpoint.AckpointError;
 import io.vertx.ext.web.Router;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.RoutingContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,7 +34,7 @@ final class FailureResponses {
    */
   private static void failed(RoutingContext ctx, int status, long bodyLimit) {
     switch (status) {
-      case 413 -> Responses.error(ctx.response(), AckpointError.PAYLOAD_TOO_LARGE, "the request body exceeds " + bodyLimit + " bytes");
+      case 413 -> Responses.error(ctx.response(), AckpointError.PAYLOAD_TOO_LARGE, tooLarge(ctx, bodyLimit));
       case 400 -> Responses.error(ctx.response(), AckpointError.BAD_REQUEST);
       // The CORS handler refuses an origin that is not allowed, or not an origin.
       case 403 -> Responses.error(ctx.response(), AckpointError.FORBIDDEN, reason(ctx, AckpointError.FORBIDDEN));
@@ -51,6 +52,18 @@ final class FailureResponses {
         }
       }
     }
+  }
+
+  /**
+   * A body declared no longer than Ackpoint's limit was refused by another body handler: the one of
+   * the router that Ackpoint's routes are mounted on, whose limit applies first (and is not known here).
+   */
+  private static String tooLarge(RoutingContext ctx, long bodyLimit) {
+    String declared = ctx.request().getHeader(HttpHeaders.CONTENT_LENGTH);
+    if (declared != null && declared.matches("\\d{1,18}") && Long.parseLong(declared) <= bodyLimit) {
+      return "the request body exceeds the body limit of the application's router that Ackpoint's routes are mounted on";
+    }
+    return "the request body exceeds " + bodyLimit + " bytes";
   }
 
   private static String reason(RoutingContext ctx, AckpointError error) {

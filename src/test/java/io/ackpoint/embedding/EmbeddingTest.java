@@ -1,15 +1,21 @@
 package io.ackpoint.embedding;
 
+import io.ackpoint.Ackpoint;
+import io.ackpoint.AckpointOptions;
+import io.ackpoint.support.Await;
 import io.ackpoint.support.LogCapture;
 import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestDatabase;
 import io.ackpoint.support.TestKeys;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
 import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import org.junit.jupiter.api.BeforeEach;
@@ -95,6 +101,30 @@ class EmbeddingTest {
           return Future.succeededFuture();
         })
         .onComplete(test.succeedingThenComplete());
+  }
+
+  @Test
+  void aBodyRefusedByTheBodyHandlerOfTheApplicationsRouterIsAnswered413NamingThatLimit(Vertx vertx) {
+    Ackpoint ackpoint = Await.result(Ackpoint.deploy(vertx, new AckpointOptions(config).setHttpEnabled(false)));
+    Await.result(vertx.deployVerticle(new VerticleBase() {
+      @Override
+      public Future<?> start() {
+        return ackpoint.createRouter().compose(ackpointRoutes -> {
+          Router router = Router.router(vertx);
+          router.route().handler(BodyHandler.create().setBodyLimit(50));
+          router.route("/ackpoint/*").subRouter(ackpointRoutes);
+          return vertx.createHttpServer().requestHandler(router).listen(port, "127.0.0.1");
+        });
+      }
+    }));
+    String body = "{\"client_id\":\"" + "x".repeat(100) + "\",\"checkpoint_request_id\":\"1\"}";
+    var refused = Await.result(client.post(port, "127.0.0.1", "/ackpoint/sync/checkpoint-request")
+        .putHeader("Authorization", "Token " + token).putHeader("Content-Type", "application/json")
+        .sendBuffer(Buffer.buffer(body)));
+    assertError(413, "ACK_PAYLOAD_TOO_LARGE", refused.statusCode(), refused.bodyAsString());
+    String description = refused.bodyAsJsonObject().getJsonObject("error").getString("description");
+    assertTrue(description.contains("application's router"), description);
+    Await.result(ackpoint.close());
   }
 
   private static void assertError(int status, String code, int actualStatus, String body) {
