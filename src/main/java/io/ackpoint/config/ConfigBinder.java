@@ -182,7 +182,9 @@ final class ConfigBinder {
     Long days = optionalPositive(r, "checkpoints.checkpoint_request_retention_days");
     Long minutes = optionalPositive(r, "checkpoints.checkpoint_request_retention_minutes");
     if (days != null || minutes != null) {
-      retention = Duration.ofDays(days == null ? 0 : days).plusMinutes(minutes == null ? 0 : minutes);
+      retention = Durations.atMostLongest(days != null ? "checkpoints.checkpoint_request_retention_days"
+          : "checkpoints.checkpoint_request_retention_minutes",
+          Duration.ofDays(days == null ? 0 : days).plusMinutes(minutes == null ? 0 : minutes));
     }
     CustomTable custom = new CustomTable(
         identifier(r, "custom.table", IDENTIFIER + "(\\." + IDENTIFIER + ")?", false),

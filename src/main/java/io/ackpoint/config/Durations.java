@@ -8,6 +8,12 @@ import java.util.regex.Pattern;
 public final class Durations {
 
   private static final Pattern DURATION = Pattern.compile("(\\d{1,12})(ms|s|m|h|d)");
+  /**
+   * The longest duration taken, of any key: a hundred years means "never" well enough, and longer
+   * ones overflow where they are used (a timeout in nanoseconds past 292 years, a retention's
+   * cut-off before the first instant), failing a shutdown or every compaction long after start-up.
+   */
+  public static final Duration LONGEST = Duration.ofDays(36_500);
 
   private Durations() {
   }
@@ -18,12 +24,21 @@ public final class Durations {
       throw new ConfigException(key, "'" + text + "' is not a duration (use e.g. 250ms, 30s, 60m, 12h, 30d)");
     }
     long amount = Long.parseLong(m.group(1));
-    return switch (m.group(2)) {
+    Duration duration = switch (m.group(2)) {
       case "ms" -> Duration.ofMillis(amount);
       case "s" -> Duration.ofSeconds(amount);
       case "m" -> Duration.ofMinutes(amount);
       case "h" -> Duration.ofHours(amount);
       default -> Duration.ofDays(amount);
     };
+    return atMostLongest(key, duration);
+  }
+
+  /** {@code duration}, unless it is longer than {@link #LONGEST}. */
+  public static Duration atMostLongest(String key, Duration duration) {
+    if (duration.compareTo(LONGEST) > 0) {
+      throw new ConfigException(key, "is longer than " + LONGEST.toDays() + "d (a hundred years), the longest duration taken");
+    }
+    return duration;
   }
 }

@@ -332,6 +332,21 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aDurationLongerThanAHundredYearsStopsStartupNamingTheKey() {
+    for (Map.Entry<String, String> key : Map.of(
+        "ACKPOINT_SHUTDOWN_TIMEOUT", "shutdown.timeout",
+        "ACKPOINT_COMPACTION_INTERVAL", "compaction.interval",
+        "ACKPOINT_CHECKPOINTS_REQUEST_RETENTION", "checkpoints.request_retention",
+        "ACKPOINT_CHECKPOINTS_CHECKPOINT_REQUEST_RETENTION_DAYS", "checkpoints.checkpoint_request_retention_days").entrySet()) {
+      String value = key.getKey().endsWith("_DAYS") ? "36501" : "36501d";
+      ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(key.getKey(), value)));
+      assertTrue(e.getMessage().contains("'" + key.getValue() + "'") && e.getMessage().contains("longer than 36500d"), e.getMessage());
+    }
+    assertEquals(Duration.ofDays(36_500), ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_CHECKPOINTS_REQUEST_RETENTION", "36500d"))
+        .checkpoints().requestRetention());
+  }
+
+  @Test
   void zeroOrNegativeRetentionStopsStartup() {
     for (Map<String, String> env : List.of(
         Map.of("ACKPOINT_CHECKPOINTS_REQUEST_RETENTION", "0s"),
