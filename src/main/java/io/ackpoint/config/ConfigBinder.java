@@ -44,7 +44,7 @@ final class ConfigBinder {
         queue(r, "http.queues.checkpointing"),
         queue(r, "http.queues.stream"),
         queue(r, "http.queues.api"),
-        positive(r, "http.idle_timeout"),
+        timeout(r, "http.idle_timeout"),
         r.integer("http.max_connections", 0, Integer.MAX_VALUE));
     if (http.host().isBlank()) {
       throw new ConfigException("http.host", "must not be empty: an address of this machine, 127.0.0.1 or 0.0.0.0");
@@ -229,6 +229,18 @@ final class ConfigBinder {
     }
   }
 
+  /** PostgreSQL (statement_timeout), Vert.x and the drivers keep these in an int of milliseconds: about 24 days. */
+  private static final Duration LONGEST_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
+
+  private static Duration timeout(ConfigReader r, String key) {
+    Duration d = positive(r, key);
+    if (d.compareTo(LONGEST_TIMEOUT) > 0) {
+      throw new ConfigException(key, "must be at most 24d (2^31-1 ms, the longest that PostgreSQL, Vert.x and the"
+          + " database drivers take)");
+    }
+    return d;
+  }
+
   private static Duration positive(ConfigReader r, String key) {
     Duration d = r.duration(key);
     if (d.isZero() || d.isNegative()) {
@@ -291,7 +303,7 @@ final class ConfigBinder {
       throw new ConfigException("replication.publication", "must be 1-63 characters of a-z, 0-9 and _");
     }
     return new ReplicationConfig(r.bool("replication.follower"), slot, publication, heartbeat,
-        positive(r, "replication.status_interval"), positive(r, "replication.progress_timeout"));
+        timeout(r, "replication.status_interval"), positive(r, "replication.progress_timeout"));
   }
 
   private static QueueLimits queue(ConfigReader r, String prefix) {
@@ -320,7 +332,7 @@ final class ConfigBinder {
       }
     }
     return new DatabaseConfig(type, uri, r.integer(prefix + ".pool_size", 1, 256),
-        positive(r, prefix + ".connect_timeout"), positive(r, prefix + ".statement_timeout"));
+        timeout(r, prefix + ".connect_timeout"), timeout(r, prefix + ".statement_timeout"));
   }
 
   /** A blank one would be the working directory, where initdb would write the server's files among whatever is there. */

@@ -58,7 +58,7 @@ public final class MongoClients {
     if (bounded) {
       // No reply for this long: the server would have answered by now (a change stream's getMore
       // waits one second at most), so the connection is given up and what it carried fails.
-      config.put("socketTimeoutMS", (int) (database.statementTimeout().toMillis() + connect));
+      config.put("socketTimeoutMS", (int) Math.min(database.statementTimeout().toMillis() + connect, Integer.MAX_VALUE));
     }
     return config;
   }

@@ -51,7 +51,7 @@ public final class PgPools {
     connect.addProperty("statement_timeout", Long.toString(database.statementTimeout().toMillis()));
     long silence = database.statementTimeout().plus(database.connectTimeout()).toMillis();
     PoolOptions pool = poolOptions(database.poolSize(), name)
-        .setConnectionTimeout((int) silence).setConnectionTimeoutUnit(TimeUnit.MILLISECONDS);
+        .setConnectionTimeout((int) Math.min(silence, Integer.MAX_VALUE)).setConnectionTimeoutUnit(TimeUnit.MILLISECONDS);
     return bounded(vertx, database, silence, pool, connect)
         .withConnectHandler(connection -> connection.query(DURABLE_COMMIT).execute().onComplete(done -> {
           if (done.failed() && !warnedCommit) {

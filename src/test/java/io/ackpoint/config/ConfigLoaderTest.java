@@ -347,6 +347,16 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aTimeoutLongerThanAnIntOfMillisecondsStopsStartupNamingTheKey() {
+    for (String key : List.of("storage.statement_timeout", "source.connect_timeout", "http.idle_timeout",
+        "replication.status_interval")) {
+      String variable = "ACKPOINT_" + key.toUpperCase(java.util.Locale.ROOT).replace('.', '_');
+      ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(variable, "25d")));
+      assertTrue(e.getMessage().contains("'" + key + "'") && e.getMessage().contains("at most 24d"), e.getMessage());
+    }
+  }
+
+  @Test
   void zeroOrNegativeRetentionStopsStartup() {
     for (Map<String, String> env : List.of(
         Map.of("ACKPOINT_CHECKPOINTS_REQUEST_RETENTION", "0s"),
