@@ -14,6 +14,11 @@ public final class ConfigException extends RuntimeException {
     super(message);
   }
 
+  /** The configuration file itself is wrong: not YAML, not readable, not a mapping of keys. */
+  static ConfigException file(java.nio.file.Path file, String problem) {
+    return new ConfigException("configuration file " + file + ": " + problem);
+  }
+
   /** An {@code ACKPOINT_*} environment variable that is wrong in itself (it names no key, say). */
   static ConfigException variable(String name, String problem) {
     return new ConfigException("environment variable " + name + " " + problem);

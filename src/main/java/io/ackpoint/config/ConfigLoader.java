@@ -3,6 +3,7 @@ package io.ackpoint.config;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -134,19 +135,20 @@ public final class ConfigLoader {
 
   private static JsonObject readYaml(Path file) {
     try {
-      Object parsed = YAML.readValue(file.toFile(), Object.class);
-      if (parsed == null) {
+      // A file without a key (empty, or comments only) is a tree of nothing: every default.
+      JsonNode tree = YAML.readTree(file.toFile());
+      if (tree == null || tree.isMissingNode() || tree.isNull()) {
         return new JsonObject();
       }
-      if (!(parsed instanceof Map<?, ?> map)) {
-        throw new ConfigException(file.toString(), "the top level must be a mapping of keys");
+      if (!tree.isObject()) {
+        throw ConfigException.file(file, "the top level must be a mapping of keys");
       }
-      return new JsonObject(toMap(map));
+      return new JsonObject(toMap(YAML.treeToValue(tree, Map.class)));
     } catch (JacksonException e) {
-      throw new ConfigException(file.toString(), "not valid YAML: " + e.getOriginalMessage());
+      throw ConfigException.file(file, "not valid YAML: " + e.getOriginalMessage());
     } catch (IOException e) {
       // A directory, a file without read permission: the operator's to fix, as a message.
-      throw new ConfigException(file.toString(), "cannot be read: " + e.getMessage());
+      throw ConfigException.file(file, "cannot be read: " + e.getMessage());
     }
   }
 

@@ -147,6 +147,17 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aFileWithoutAKeyGivesEveryDefault(@TempDir Path directory) throws Exception {
+    Path empty = directory.resolve("empty.yaml");
+    java.nio.file.Files.writeString(empty, "");
+    Path comments = directory.resolve("comments.yaml");
+    java.nio.file.Files.writeString(comments, "# every key at its default\n# http:\n#   port: 9000\n");
+    for (Path file : List.of(empty, comments)) {
+      assertEquals(ConfigLoader.defaults(), ConfigLoader.loadJson(Map.of("ACKPOINT_CONFIG", file.toString())), file.toString());
+    }
+  }
+
+  @Test
   void aMemberGivenTwiceInAVariablesJsonIsRefused() {
     ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(
         "ACKPOINT_AUTH_JWKS", "{\"keys\":[],\"keys\":" + new JsonObject(KEYS).getJsonArray("keys").encode() + "}")));
