@@ -43,7 +43,6 @@ import io.vertx.core.Deployable;
 import io.vertx.core.Promise;
 import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.VertxInternal;
-import io.vertx.core.shareddata.LocalMap;
 import io.vertx.ext.web.Router;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,8 +60,6 @@ import java.util.function.Supplier;
  */
 public final class AckpointImpl implements Ackpoint {
 
-  /** The prefixes of the Ackpoints deployed on one Vert.x (a map of that Vert.x's own). */
-  private static final String PREFIXES = "ackpoint.prefixes";
   private static final Logger LOG = LoggerFactory.getLogger(AckpointImpl.class);
   /** Longer than the default bound of any step of a close (a batch's 30 s request timeout). */
   private static final Duration SLOW_CLOSE = Duration.ofSeconds(30);
@@ -78,7 +75,7 @@ public final class AckpointImpl implements Ackpoint {
   private final CheckpointStorage storage;
   private final AcknowledgementHistory history;
   private final ReplicationSource source;
-  private final PortClaims ports;
+  private final VertxClaims claims;
   private final List<Deployed> deployments = new ArrayList<>();
   private final List<MountedApi> mounted = new CopyOnWriteArrayList<>();
   private final List<HttpVerticle> servers = new CopyOnWriteArrayList<>();
@@ -88,9 +85,9 @@ public final class AckpointImpl implements Ackpoint {
 
   private AckpointImpl(Vertx vertx, AckpointConfig config, AckpointMetrics metrics, HttpSettings http,
                        EmbeddedDatabase embedded, Databases databases, CheckpointStorage storage,
-                       AcknowledgementHistory history, ReplicationSource source, PortClaims ports) {
+                       AcknowledgementHistory history, ReplicationSource source, VertxClaims claims) {
     this.vertx = vertx;
-    this.ports = ports;
+    this.claims = claims;
     this.config = config;
     this.metrics = metrics;
     this.http = http;
@@ -118,19 +115,11 @@ public final class AckpointImpl implements Ackpoint {
     if (clusterProblem != null) {
       return Future.failedFuture(new ConfigException("cluster.enabled", clusterProblem));
     }
-    // Two Ackpoints of one Vert.x with one prefix would each answer half of the requests of the
-    // other's address (two databases, two counters for one user) and publish every event twice.
-    String prefix = configured.eventBusPrefix();
-    if (prefixes(vertx).putIfAbsent(prefix, Boolean.TRUE) != null) {
-      return Future.failedFuture(new ConfigException("eventbus.prefix", "another Ackpoint of this Vert.x uses " + prefix
-          + " already: give each Ackpoint of one Vert.x a prefix of its own"));
-    }
-    PortClaims ports;
+    VertxClaims claims;
     try {
-      ports = PortClaims.claim(vertx, configured);
-    } catch (ConfigException inUse) {
-      prefixes(vertx).remove(prefix);
-      return Future.failedFuture(inUse);
+      claims = VertxClaims.claim(vertx, configured);
+    } catch (ConfigException taken) {
+      return Future.failedFuture(taken);
     }
     AckpointExceptionCodec.registerOn(vertx);
     PositionReachedCodec.registerOn(vertx);
@@ -144,7 +133,7 @@ public final class AckpointImpl implements Ackpoint {
       return starting.unlessVertxClosing()
           .compose(v -> Backends.migrate(vertx, config))
           .compose(v -> {
-            AckpointImpl ackpoint = create(vertx, config, options.getMeterRegistry(), embedded, ports);
+            AckpointImpl ackpoint = create(vertx, config, options.getMeterRegistry(), embedded, claims);
             if (embedded != null) {
               embedded.watchExit(vertx);
             }
@@ -160,10 +149,7 @@ public final class AckpointImpl implements Ackpoint {
           })
           .recover(failure -> stopEmbedded(vertx, embedded).transform(ignored -> Future.failedFuture(failure)));
     }).recover(failure -> Future.failedFuture(hostUndeployed(host) && !(failure instanceof HostUndeployed)
-        ? hostUndeployed(host, failure) : failure)).onFailure(failure -> {
-      prefixes(vertx).remove(prefix);
-      ports.release();
-    });
+        ? hostUndeployed(host, failure) : failure)).onFailure(failure -> claims.release());
     return outcome.andThen(starting::ended);
   }
 
@@ -222,10 +208,6 @@ public final class AckpointImpl implements Ackpoint {
     }
   }
 
-  private static LocalMap<String, Boolean> prefixes(Vertx vertx) {
-    return vertx.sharedData().getLocalMap(PREFIXES);
-  }
-
   /**
    * A clustered Vert.x makes Ackpoint a node of a cluster, whatever {@code cluster.enabled} says
    * (several Ackpoints on one event bus must elect one follower); nodes share their databases.
@@ -243,7 +225,7 @@ public final class AckpointImpl implements Ackpoint {
   }
 
   private static AckpointImpl create(Vertx vertx, AckpointConfig config, MeterRegistry given, EmbeddedDatabase embedded,
-                                     PortClaims ports) {
+                                     VertxClaims claims) {
     Databases databases = Databases.open(vertx, config);
     MeterRegistry registry = given != null ? given : ownRegistry();
     ReplicationSource source = Backends.source(config, databases);
@@ -257,7 +239,7 @@ public final class AckpointImpl implements Ackpoint {
         ConnectionLimit.of(config.http().maxConnections(), metrics),
         JwtAuthenticator.factory(config.auth(), metrics), metrics, metricsText, livenessProblem);
     return new AckpointImpl(vertx, config, metrics, http, embedded, databases, Backends.storage(config, databases),
-        Backends.history(config, databases), source, ports);
+        Backends.history(config, databases), source, claims);
   }
 
   /**
@@ -454,8 +436,7 @@ public final class AckpointImpl implements Ackpoint {
     }
     return chain.onComplete(ar -> {
       deployments.clear();
-      prefixes(vertx).remove(config.eventBusPrefix());
-      ports.release();
+      claims.release();
     });
   }
 
