@@ -24,6 +24,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The runnable service, a shell over {@link Ackpoint#deploy}: {@code conf/ackpoint.yaml} (or
@@ -33,6 +34,8 @@ import java.util.concurrent.TimeUnit;
 public final class Main {
 
   private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+  /** Signals this close to the first are the same stop, sent twice (see main). */
+  private static final long SAME_STOP_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
   private Main() {
   }
@@ -58,10 +61,17 @@ public final class Main {
     // that gives up on it) takes effect once it has started, and closes the embedded PostgreSQL with it
     // instead of leaving it running.
     // A second signal exits at once (a start-up stuck on a database, an impatient Ctrl-C); the next
-    // start stops an embedded PostgreSQL left running.
+    // start stops an embedded PostgreSQL left running. Not one within a quarter of a second of the
+    // first: that is the same stop sent twice, to the process and then to its group (GNU timeout,
+    // a kill of the process group), which no one typed.
+    AtomicLong firstSignal = new AtomicLong();
     for (String name : new String[] {"TERM", "INT"}) {
       sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> {
-        if (stop.getCount() == 0) {
+        long now = System.nanoTime();
+        if (!firstSignal.compareAndSet(0, now)) {
+          if (now - firstSignal.get() < SAME_STOP_NANOS) {
+            return;
+          }
           System.err.println("ackpoint: a second " + signal.getName() + ": exiting at once");
           Runtime.getRuntime().halt(1);
         }

@@ -60,6 +60,13 @@ class EmbeddedCrashTest {
   }
 
   @Test
+  void aStopSentToTheProcessAndThenItsGroupIsOneGracefulStop(@TempDir Path dataDir) throws Exception {
+    AckpointProcess ackpoint = AckpointProcess.startReady(env(dataDir, TestAckpoint.freePort()));
+    assertEquals(0, ackpoint.stopTwiceAtOnce(), ackpoint.log());
+    assertFalse(Files.exists(dataDir.resolve("postmaster.pid")), "the embedded PostgreSQL was left running: " + ackpoint.log());
+  }
+
+  @Test
   void aSecondAckpointOnTheDataDirectoryOfARunningOneRefusesToStartAndLeavesItsDatabaseAlone(@TempDir Path dataDir)
       throws Exception {
     String token = TestKeys.handMade(new JsonObject().put("alg", "HS256").put("kid", "dev"),

@@ -163,6 +163,16 @@ public final class AckpointProcess implements AutoCloseable {
     return process.exitValue();
   }
 
+  /**
+   * SIGTERM twice, 50 ms apart, as a stop sent to the process and then to its group arrives (the
+   * second after the first was handled, not merged with it while pending), then the exit status.
+   */
+  public int stopTwiceAtOnce() throws IOException, InterruptedException {
+    String pid = Long.toString(process.pid());
+    new ProcessBuilder("sh", "-c", "kill -TERM " + pid + "; sleep 0.05; kill -TERM " + pid).inheritIO().start().waitFor();
+    return awaitExit();
+  }
+
   public int awaitExit() throws InterruptedException {
     if (!process.waitFor(120, TimeUnit.SECONDS)) {
       throw new AssertionError("Ackpoint did not exit");
