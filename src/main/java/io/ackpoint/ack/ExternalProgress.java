@@ -27,9 +27,11 @@ final class ExternalProgress {
   private static final long RETRY_MS = 1_000;
   /**
    * Unverified positions kept at most, as many again while a read judges the ones before it. Past it
-   * the greatest are rejected: a genuine position is at or before the source's head and a bogus one
-   * beyond it, so a flood of bogus positions is what fills the set, and dropping the smallest would
-   * drop the genuine one among them, unaccepted and uncounted, stalling its checkpoints.
+   * the greatest but one is rejected, each time: a genuine position is at or before the source's head
+   * and a bogus one beyond it, so the smallest are kept for a flood of bogus positions (the genuine
+   * ones amid it are below them all), and the greatest for a burst of genuine ones (a read that began
+   * after it arrived finds the head at or past it, and it makes every smaller one moot). Only a
+   * flood and a burst of more than this many at once lose genuine positions, each one counted.
    */
   private static final int MAX_WAITING = 1_024;
 
@@ -101,8 +103,9 @@ final class ExternalProgress {
 
   private void trim(NavigableSet<String> positions) {
     while (positions.size() > MAX_WAITING) {
-      reject("more than " + MAX_WAITING + " positions wait for a read of the source's head; the greatest, "
-          + positions.pollLast() + ", is dropped");
+      String dropped = positions.lower(positions.last());
+      positions.remove(dropped);
+      reject("more than " + MAX_WAITING + " positions wait for a read of the source's head; " + dropped + " is dropped");
     }
   }
 

@@ -110,4 +110,42 @@ class ExternalProgressHeadReadTest {
       firstRead.complete(FIRST);
     });
   }
+
+  @Test
+  void aBurstOfGenuinePositionsDuringOneReadHasTheGreatestAccepted(Vertx vertx, VertxTestContext test) {
+    int burst = 1_100;
+    String greatest = String.format("00000000/%08X", burst);
+    Promise<String> pending = Promise.promise();
+    ReplicationSource quiet = new ReplicationSource() {
+      private int reads;
+
+      @Override
+      public PositionFormat positions() {
+        return Lsn.FORMAT;
+      }
+
+      @Override
+      public Future<String> readHead() {
+        // The first read took the head before the burst; the next finds it past every position of it.
+        return reads++ == 0 ? pending.future() : Future.succeededFuture("00000001/00000000");
+      }
+
+      @Override
+      public Future<Void> forceMarker() {
+        return Future.succeededFuture();
+      }
+    };
+    vertx.runOnContext(started -> {
+      ExternalProgress progress = new ExternalProgress(vertx, quiet, position -> {
+        if (position.equals(greatest)) {
+          test.completeNow();
+        }
+      }, () -> { });
+      progress.offer(new JsonObject().put("position", "00000000/00000000"));
+      for (int i = 1; i <= burst; i++) {
+        progress.offer(new JsonObject().put("position", String.format("00000000/%08X", i)));
+      }
+      pending.complete("00000000/00000000");
+    });
+  }
 }
