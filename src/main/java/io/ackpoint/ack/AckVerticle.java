@@ -67,9 +67,7 @@ public final class AckVerticle extends VerticleBase {
     toLocalConsumers = CheckpointReachedCodec.registerOn(vertx);
     toEventLoops = LocalCodec.register(vertx, PositionReached.class);
     origin = NodeOrigin.of(vertx);
-    missed = new MissedAnnouncements(vertx, history, (position, users) -> vertx.eventBus().publish(
-        addresses.positionReached(), new PositionReached(position, readBackSequence(position), users, ""),
-        new DeliveryOptions().setLocalOnly(true).addHeader(READ_BACK_HEADER, "true")));
+    missed = new MissedAnnouncements(vertx, history, this::readBack);
     // Awaited, so that no stream of this node opens before it: a checkpoint marked after a stream
     // read storage must be after the position the node counts from. A failed read leaves the node
     // counting from its first announcement.
@@ -82,7 +80,7 @@ public final class AckVerticle extends VerticleBase {
         bus.<PositionReached>consumer(addresses.positionReached(), msg -> {
           // The node's only consumer of positions: it passes on to the node's event loops, as it
           // was decoded, what they have not heard from this node's own engine (other nodes'
-          // positions, and its own read-backs). A message from another node is decoded once for
+          // positions; its read-backs it passes on itself, see readBack). A message from another node is decoded once for
           // every consumer it reaches there (JSON, thousands of users), which was once per event
           // loop (async-profiler on a node that does not follow, 2026-12-03, the follower's node
           // loaded alone: decoding 9.9 % of its CPU samples before, 4.5 % after). Queued for the
@@ -116,6 +114,20 @@ public final class AckVerticle extends VerticleBase {
       vertx.eventBus().publish(addresses.checkpointReached(),
           new CheckpointReached(r.user(), r.writeCheckpoint(), reached.position(), reached.checkpoint()), toLocalConsumers);
     }
+  }
+
+  /**
+   * A position read back: this node's event loops hear every user of it (their streams keep the
+   * greatest id, and an announcement may have reached this verticle and not them), and then this
+   * verticle, as an announcement of its own node (so as not to pass it on to the event loops again),
+   * tells consumers the users no announcement told them.
+   */
+  private void readBack(MissedAnnouncements.ReadBack readBack) {
+    long sequence = readBackSequence(readBack.position());
+    vertx.eventBus().publish(addresses.positionHeard(), new PositionReached(readBack.position(), sequence, readBack.users(), ""),
+        toEventLoops);
+    vertx.eventBus().publish(addresses.positionReached(), new PositionReached(readBack.position(), sequence, readBack.notTold(), ""),
+        new DeliveryOptions().setLocalOnly(true).addHeader(READ_BACK_HEADER, "true").addHeader(NodeOrigin.HEADER, origin));
   }
 
   /**

@@ -14,7 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 /**
  * Finds the announcements of applied positions this node did not hear, and reads what they carried
@@ -37,11 +37,13 @@ import java.util.function.BiConsumer;
  * starts while a new engine is still below what the old one announced counts from the latest
  * position storage held, and does not see a gap among the new engine's positions below it.
  * Storage is the truth; an acknowledgement told twice is harmless to streams and waiters (they keep
- * the greatest id), one never told is not. Event-bus consumers are promised one message per user and
- * position, though, so a read back passes on only what this node has not heard announced: each user
- * at a position heard while a read is pending, or at the last position heard before it, is left out
- * where the announcement carried the same id (a statement that applied the same position again may
- * have marked others, which are told). Used on the acknowledgement verticle's event loop.
+ * the greatest id), one never told is not: streams get every user read back. Event-bus consumers are
+ * promised one message per user and position, though, so they get only what this node was not told
+ * already ({@link ReadBack#notTold}): a user at a position announced while a read was pending, or at
+ * the last position announced before it, or read back by an earlier read, with the same id (a
+ * statement that applied the same position again may have marked others, which are told). What is
+ * remembered for that is bounded; forgetting it only lets a consumer hear something twice. Used on
+ * the acknowledgement verticle's event loop.
  */
 final class MissedAnnouncements {
 
@@ -50,10 +52,19 @@ final class MissedAnnouncements {
   private static final int ATTEMPTS = 3;
   /** Engines remembered: one per term of leadership; older ones no longer announce. */
   private static final int ENGINES = 16;
+  /** Users remembered as told, at most: past it, what was remembered is forgotten. */
+  private static final int MAX_TOLD = 65_536;
+
+  /**
+   * The users storage recorded at a position, read back, and those of them that no announcement or
+   * earlier read back told this node's consumers.
+   */
+  record ReadBack(String position, List<Reached> users, List<Reached> notTold) {
+  }
 
   private final Vertx vertx;
   private final AcknowledgementHistory history;
-  private final BiConsumer<String, List<Reached>> recovered;
+  private final Consumer<ReadBack> recovered;
   /** The latest position heard of, or storage's latest processed one before that; null while unknown. */
   private String heard;
   /** The position of the last announcement heard, whichever engine made it; null before the first. */
@@ -69,13 +80,14 @@ final class MissedAnnouncements {
   /** Reads queued or running. */
   private int pendingReads;
   /**
-   * The users announced at the last position heard, and at every position heard while a read is
-   * pending: what a read back may find again. Bounded by the announcements of one read's time.
+   * The users told at the last position announced, and at every position announced or read back
+   * while a read is pending: what a read back may find again. At most {@link #MAX_TOLD} users.
    */
   private final Map<String, Set<Reached>> told = new HashMap<>();
+  private int toldUsers;
 
-  /** {@code recovered}: told of each position read back, with its users, in replication order. */
-  MissedAnnouncements(Vertx vertx, AcknowledgementHistory history, BiConsumer<String, List<Reached>> recovered) {
+  /** {@code recovered}: told of each position read back, in replication order. */
+  MissedAnnouncements(Vertx vertx, AcknowledgementHistory history, Consumer<ReadBack> recovered) {
     this.vertx = vertx;
     this.history = history;
     this.recovered = recovered;
@@ -112,9 +124,24 @@ final class MissedAnnouncements {
     heard = heard == null ? reached.position() : max(heard, reached.position());
     lastAnnounced = reached.position();
     if (pendingReads == 0) {
-      told.clear();
+      forgetTold();
     }
-    told.computeIfAbsent(reached.position(), p -> new HashSet<>()).addAll(reached.reached());
+    remember(reached.position(), reached.reached());
+  }
+
+  private void remember(String position, List<Reached> users) {
+    if (toldUsers + users.size() > MAX_TOLD) {
+      forgetTold();
+    }
+    Set<Reached> at = told.computeIfAbsent(position, p -> new HashSet<>());
+    int before = at.size();
+    at.addAll(users);
+    toldUsers += at.size() - before;
+  }
+
+  private void forgetTold() {
+    told.clear();
+    toldUsers = 0;
   }
 
   /** After {@code last}, the engine announced {@code previous}: read back what lies between, or everything after a statement that failed. */
@@ -158,7 +185,11 @@ final class MissedAnnouncements {
                 ? " (an engine started, or a statement's answer was lost)" : " (up to " + upTo + ")");
       }
       // Passed on even when every user was told: the position itself ends waits for heads before it.
-      byPosition.forEach((position, users) -> recovered.accept(position, notTold(position, users)));
+      byPosition.forEach((position, users) -> {
+        List<Reached> notTold = notTold(position, users);
+        remember(position, notTold);
+        recovered.accept(new ReadBack(position, users, notTold));
+      });
       return (Void) null;
     }).recover(e -> {
       if (attempts <= 1) {

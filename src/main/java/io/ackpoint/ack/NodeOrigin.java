@@ -30,7 +30,7 @@ final class NodeOrigin {
     return id;
   }
 
-  /** Whether {@code headers} name {@code origin}: false for announcements of other instances and for read-backs. */
+  /** Whether {@code headers} name {@code origin}: false for announcements of other instances. */
   static boolean is(String origin, MultiMap headers) {
     return origin.equals(headers.get(HEADER));
   }

@@ -69,9 +69,10 @@ class AckEngineTest {
     CheckpointStorage answerLost = failingOnceAt(FAILED, true, new VertxException("the connection was closed"));
     vertx.runOnContext(started -> {
       MissedAnnouncements missed = new MissedAnnouncements(vertx, new PgAcknowledgementHistory(pool),
-          (position, users) -> test.verify(() -> {
-            assertEquals(FAILED, position);
-            assertEquals(List.of(new Reached(USER, 1)), users);
+          readBack -> test.verify(() -> {
+            assertEquals(FAILED, readBack.position());
+            assertEquals(List.of(new Reached(USER, 1)), readBack.users());
+            assertEquals(readBack.users(), readBack.notTold(), "no announcement told it");
             test.completeNow();
           }));
       engineAfterHeard(vertx, answerLost, missed::heard);

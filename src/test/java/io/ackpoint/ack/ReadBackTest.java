@@ -26,6 +26,7 @@ import io.vertx.sqlclient.Pool;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -89,7 +90,9 @@ class ReadBackTest {
     FullUserId unannounced = FullUserId.of("unannounced", "c");
     Await.result(storage.store(HEARD, List.of(new CheckpointWrite(before, true, null))));
     Await.result(storage.markProcessed(HEARD));
-    MissedAnnouncements missed = new MissedAnnouncements(vertx, history, (position, users) -> test.verify(() -> {
+    MissedAnnouncements missed = new MissedAnnouncements(vertx, history, readBack -> test.verify(() -> {
+      String position = readBack.position();
+      List<Reached> users = readBack.users();
       // The position it counts from is read again (its lower bound is inclusive), nothing before it.
       assertTrue(position.compareTo(HEARD) >= 0, position + " was processed before the node started");
       if (position.equals(UNANNOUNCED)) {
@@ -200,12 +203,12 @@ class ReadBackTest {
   /**
    * An engine's first announcement has the node read back everything since it started, that
    * announcement's position included: its consumers hear each user at a position once, so what the
-   * announcement carried is not told again, and what storage holds beside it (a statement that
+   * announcement carried is not told them again, and what storage holds beside it (a statement that
    * applied the position again, its answer lost) is.
    */
   @Test
   @Timeout(value = 10, timeUnit = TimeUnit.SECONDS)
-  void aReadBackTellsOnlyWhatTheAnnouncementsThisNodeHeardDidNotCarry(Vertx vertx, VertxTestContext test) {
+  void aReadBackTellsConsumersOnlyWhatNoAnnouncementCarriedAndStreamsEverything(Vertx vertx, VertxTestContext test) {
     Node node = new Node(vertx);
     node.markedAt(OLD, "announced");
     node.markedAt(OLD, "unannounced");
@@ -215,7 +218,43 @@ class ReadBackTest {
       node.missed.startFrom("");
       node.missed.heard(announced, OLD_ENGINE);
     });
-    node.expectReadBack(OLD, "unannounced", test);
+    node.readBack(OLD).onComplete(test.succeeding(readBack -> test.verify(() -> {
+      Reached unannounced = new Reached(FullUserId.of("unannounced", "c"), 1);
+      assertEquals(List.of(unannounced), readBack.notTold());
+      // Streams hear both: they keep the greatest id, and the announcement may not have reached them.
+      assertEquals(2, readBack.users().size(), readBack.users().toString());
+      test.completeNow();
+    })));
+  }
+
+  /** Two reads that overlap (a first announcement, then a lost answer's): what the first told, the second does not tell consumers again. */
+  @Test
+  @Timeout(value = 10, timeUnit = TimeUnit.SECONDS)
+  void whatOneReadBackToldConsumersAnOverlappingOneDoesNotTellAgain(Vertx vertx, VertxTestContext test) {
+    Pool pool = new Sql(vertx, TestDatabase.freshDatabase()).pool();
+    Await.result(PgMigrations.migrate(pool));
+    PgCheckpointStorage storage = new PgCheckpointStorage(pool);
+    Await.result(storage.store(OLD, List.of(new CheckpointWrite(FullUserId.of("u", "c"), true, null))));
+    Await.result(storage.markProcessed(OLD));
+    List<MissedAnnouncements.ReadBack> atOld = new ArrayList<>();
+    MissedAnnouncements missed = new MissedAnnouncements(vertx, new PgAcknowledgementHistory(pool), readBack -> {
+      if (readBack.position().equals(OLD)) {
+        atOld.add(readBack);
+      }
+      if (atOld.size() == 2) {
+        test.verify(() -> {
+          assertEquals(List.of(new Reached(FullUserId.of("u", "c"), 1)), atOld.get(0).notTold());
+          assertEquals(List.of(), atOld.get(1).notTold());
+          assertEquals(atOld.get(0).users(), atOld.get(1).users(), "streams hear it from every read");
+        });
+        test.completeNow();
+      }
+    });
+    vertx.runOnContext(v -> {
+      missed.startFrom("");
+      missed.heard(announcement(OLD, ""), OLD_ENGINE);
+      missed.heard(announcement("00000000/11000000", ""), OLD_ENGINE);
+    });
   }
 
   private static PositionReached announcement(String position, String previous) {
@@ -227,14 +266,14 @@ class ReadBackTest {
 
     final PgCheckpointStorage storage;
     final MissedAnnouncements missed;
-    private final Map<String, Promise<List<Reached>>> read = new ConcurrentHashMap<>();
+    private final Map<String, Promise<MissedAnnouncements.ReadBack>> read = new ConcurrentHashMap<>();
 
     Node(Vertx vertx) {
       Pool pool = new Sql(vertx, TestDatabase.freshDatabase()).pool();
       Await.result(PgMigrations.migrate(pool));
       storage = new PgCheckpointStorage(pool);
       missed = new MissedAnnouncements(vertx, new PgAcknowledgementHistory(pool),
-          (position, users) -> promise(position).tryComplete(users));
+          readBack -> promise(readBack.position()).tryComplete(readBack));
     }
 
     /** An engine's statement at {@code position} marks a checkpoint of {@code user} (stored at that head). */
@@ -245,18 +284,18 @@ class ReadBackTest {
 
     /** Completes {@code test} once {@code user}'s first checkpoint is read back at {@code position}. */
     void expectReadBack(String position, String user, VertxTestContext test) {
-      readBack(position).onComplete(test.succeeding(users -> test.verify(() -> {
-        assertEquals(List.of(new Reached(FullUserId.of(user, "c"), 1)), users);
+      readBack(position).onComplete(test.succeeding(readBack -> test.verify(() -> {
+        assertEquals(List.of(new Reached(FullUserId.of(user, "c"), 1)), readBack.users());
         test.completeNow();
       })));
     }
 
-    /** Completes with the users read back at {@code position}, the first time it is read back. */
-    Future<List<Reached>> readBack(String position) {
+    /** Completes with what is read back at {@code position}, the first time it is read back. */
+    Future<MissedAnnouncements.ReadBack> readBack(String position) {
       return promise(position).future();
     }
 
-    private Promise<List<Reached>> promise(String position) {
+    private Promise<MissedAnnouncements.ReadBack> promise(String position) {
       return read.computeIfAbsent(position, p -> Promise.promise());
     }
   }
