@@ -61,8 +61,8 @@ import java.util.function.Supplier;
 public final class AckpointImpl implements Ackpoint {
 
   private static final Logger LOG = LoggerFactory.getLogger(AckpointImpl.class);
-  /** Longer than the default bound of any step of a close (a batch's 30 s request timeout). */
-  private static final Duration SLOW_CLOSE = Duration.ofSeconds(30);
+  /** How much longer than a batch's request timeout, the longest bound of a step of a close, one may take unremarked. */
+  private static final Duration SLOW_CLOSE_MARGIN = Duration.ofSeconds(10);
   /** Numbers the Ackpoints of this process whose http.port is 0 (see {@link HttpVerticle}). */
   private static final AtomicInteger RANDOM_PORTS = new AtomicInteger();
 
@@ -117,7 +117,9 @@ public final class AckpointImpl implements Ackpoint {
     }
     VertxClaims claims;
     try {
-      claims = VertxClaims.claim(vertx, configured);
+      // The metrics port serves Prometheus's text: Ackpoint's own registry, or one the host gave of that kind.
+      MeterRegistry given = options.getMeterRegistry();
+      claims = VertxClaims.claim(vertx, configured, given == null || given instanceof PrometheusMeterRegistry);
     } catch (ConfigException taken) {
       return Future.failedFuture(taken);
     }
@@ -138,8 +140,8 @@ public final class AckpointImpl implements Ackpoint {
               embedded.watchExit(vertx);
             }
             // Its verticles all deployed, yet gone with the verticle deploying it: closed, as a failure.
-            return ackpoint.deployVerticles().compose(deployed -> hostUndeployed(host)
-                ? Future.failedFuture(hostUndeployed(host, null)) : Future.succeededFuture())
+            return ackpoint.deployVerticles().compose(deployed -> hostUndeployed(vertx, host)
+                ? Future.failedFuture(undeployedWhileStarting(host, null)) : Future.succeededFuture())
                 .map(deployed -> {
               // Closing the Vert.x closes this Ackpoint first (its hooks run before its verticles are
               // undeployed): otherwise the embedded PostgreSQL would outlive the process.
@@ -148,18 +150,18 @@ public final class AckpointImpl implements Ackpoint {
             }).recover(failure -> ackpoint.close().transform(ignored -> Future.failedFuture(failure)));
           })
           .recover(failure -> stopEmbedded(vertx, embedded).transform(ignored -> Future.failedFuture(failure)));
-    }).recover(failure -> Future.failedFuture(hostUndeployed(host) && !(failure instanceof HostUndeployed)
-        ? hostUndeployed(host, failure) : failure)).onFailure(failure -> claims.release());
+    }).recover(failure -> Future.failedFuture(hostUndeployed(vertx, host) && !(failure instanceof HostUndeployed)
+        ? undeployedWhileStarting(host, failure) : failure)).onFailure(failure -> claims.release());
     return outcome.andThen(starting::ended);
   }
 
   /** Whether the verticle on whose context Ackpoint was deployed has been undeployed (its context is closed) since. */
-  private static boolean hostUndeployed(ContextInternal host) {
-    return host != null && host.isDeployment() && host.closeFuture().isClosed();
+  private static boolean hostUndeployed(Vertx vertx, ContextInternal host) {
+    return host != null && host.owner() == vertx && host.isDeployment() && host.closeFuture().isClosed();
   }
 
   /** {@code cause}: how the start failed when the verticle went (Vert.x's own words, an interrupt), or null. */
-  private static HostUndeployed hostUndeployed(ContextInternal host, Throwable cause) {
+  private static HostUndeployed undeployedWhileStarting(ContextInternal host, Throwable cause) {
     return new HostUndeployed("the verticle that deployed Ackpoint (deployment " + host.deploymentID() + ") was"
         + " undeployed while Ackpoint started, and Ackpoint's verticles with it: Ackpoint was closed", cause);
   }
@@ -430,9 +432,10 @@ public final class AckpointImpl implements Ackpoint {
       metrics.close();
       return Future.succeededFuture();
     }));
+    Duration slow = config.batching().requestTimeout().plus(SLOW_CLOSE_MARGIN);
     Future<Void> chain = Future.succeededFuture();
     for (CloseStep step : steps) {
-      chain = chain.transform(before -> step.run(vertx).transform(after -> firstFailure(before, after)));
+      chain = chain.transform(before -> step.run(vertx, slow).transform(after -> firstFailure(before, after)));
     }
     return chain.onComplete(ar -> {
       deployments.clear();
@@ -441,17 +444,18 @@ public final class AckpointImpl implements Ackpoint {
   }
 
   /**
-   * One step of {@link #close()}, named in a warning when it takes longer than {@link #SLOW_CLOSE}:
-   * every step is bounded by the timeouts of what it closes (a batch's request timeout, a pool's wait
-   * for the server to hang up), so one that outlasts them waits for something that will not come,
-   * and the warning says what.
+   * One step of {@link #close()}, named in a warning when it takes longer than {@code slow}: every
+   * step is bounded by the timeouts of what it closes (a batch's request timeout, a pool's wait for
+   * the server to hang up), so one that outlasts them waits for something that will not come, and
+   * the warning says what.
    */
   private record CloseStep(String name, Supplier<Future<Void>> action) {
 
-    Future<Void> run(Vertx vertx) {
-      long warning = vertx.setTimer(SLOW_CLOSE.toMillis(),
-          t -> LOG.warn("closing Ackpoint: {} has not completed after {} s", name, SLOW_CLOSE.toSeconds()));
-      return action.get().andThen(done -> vertx.cancelTimer(warning));
+    Future<Void> run(Vertx vertx, Duration slow) {
+      long warning = vertx.setTimer(slow.toMillis(),
+          t -> LOG.warn("closing Ackpoint: {} has not completed after {} s", name, slow.toSeconds()));
+      // A step that throws fails as one that answers a failure.
+      return Future.<Void>future(done -> action.get().onComplete(done)).andThen(done -> vertx.cancelTimer(warning));
     }
   }
 

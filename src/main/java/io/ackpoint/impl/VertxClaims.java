@@ -35,15 +35,21 @@ final class VertxClaims {
     this.vertx = vertx;
   }
 
-  /** Claims this configuration's prefix and fixed ports, or throws naming the key of one taken in this Vert.x. */
-  static VertxClaims claim(Vertx vertx, AckpointConfig config) {
+  /**
+   * Claims this configuration's prefix and the fixed ports it serves ({@code metrics.port} only when
+   * {@code servesMetrics}: its metrics are Prometheus's), or throws naming the key of one taken in
+   * this Vert.x.
+   */
+  static VertxClaims claim(Vertx vertx, AckpointConfig config, boolean servesMetrics) {
     VertxClaims claims = new VertxClaims(vertx);
     try {
       claims.prefix(config.eventBusPrefix());
       if (config.http().enabled()) {
         claims.port("http.port", config.http().host(), config.http().port());
       }
-      claims.port("metrics.port", config.http().host(), config.metricsPort());
+      if (servesMetrics) {
+        claims.port("metrics.port", config.http().host(), config.metricsPort());
+      }
     } catch (ConfigException taken) {
       claims.release();
       throw taken;

@@ -211,6 +211,19 @@ class LifecycleTest {
   }
 
   @Test
+  void aMetricsPortIsNotClaimedByAnAckpointWhoseMetricsGoToTheHostsRegistry(Vertx vertx) {
+    int metricsPort = TestAckpoint.freePort();
+    JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase()).put("metrics", new JsonObject().put("port", metricsPort));
+    JsonObject other = TestAckpoint.configJson(TestDatabase.freshDatabase()).put("metrics", new JsonObject().put("port", metricsPort))
+        .put("eventbus", new JsonObject().put("prefix", "other"));
+    // No Prometheus text to serve: neither starts a metrics server, so neither takes the port.
+    Ackpoint first = Await.result(Ackpoint.deploy(vertx, new AckpointOptions(config).setMeterRegistry(new SimpleMeterRegistry())));
+    Ackpoint second = Await.result(Ackpoint.deploy(vertx, new AckpointOptions(other).setMeterRegistry(new SimpleMeterRegistry())));
+    Await.result(second.close());
+    Await.result(first.close());
+  }
+
+  @Test
   void anAckpointOnThePortAServerOfTheHostListensOnIsRefusedNamingTheKey(Vertx vertx) {
     JsonObject config = TestAckpoint.configJson(TestDatabase.freshDatabase());
     var host = Await.result(vertx.createHttpServer().requestHandler(request -> request.response().end("host"))
