@@ -55,7 +55,7 @@ final class ConfigBinder {
         r.string("auth.jwks_uri"),
         positive(r, "auth.jwks_refresh_interval"),
         r.duration("auth.jwks_min_fetch_interval"),
-        positive(r, "auth.jwks_fetch_timeout"),
+        timeout(r, "auth.jwks_fetch_timeout"),
         r.duration("auth.clock_skew"));
     if (auth.audiences().isEmpty()) {
       throw new ConfigException("auth.audience", "at least one audience is required");
@@ -97,8 +97,8 @@ final class ConfigBinder {
     }
     int metricsPort = r.integer("metrics.port", 0, 65535);
     int embeddedPort = r.integer("embedded.port", 0, 65535);
-    if (embeddedPort != 0 && (source.type() == DatabaseType.EMBEDDED || storage.type() == DatabaseType.EMBEDDED)
-        && (embeddedPort == http.port() || embeddedPort == metricsPort)) {
+    boolean embedded = source.type() == DatabaseType.EMBEDDED || storage.type() == DatabaseType.EMBEDDED;
+    if (embeddedPort != 0 && embedded && (embeddedPort == http.port() || embeddedPort == metricsPort)) {
       throw new ConfigException("embedded.port", "is " + (embeddedPort == http.port() ? "http.port" : "metrics.port") + " ("
           + embeddedPort + "): the embedded PostgreSQL needs a port of its own, or 0 for a free one");
     }
@@ -112,7 +112,7 @@ final class ConfigBinder {
         auth,
         source,
         storage,
-        new EmbeddedConfig(dataDir(r), embeddedPort),
+        new EmbeddedConfig(dataDir(r, embedded), embeddedPort),
         batching(r),
         replication(r),
         acknowledgement,
@@ -335,10 +335,13 @@ final class ConfigBinder {
         timeout(r, prefix + ".connect_timeout"), timeout(r, prefix + ".statement_timeout"));
   }
 
-  /** A blank one would be the working directory, where initdb would write the server's files among whatever is there. */
-  private static Path dataDir(ConfigReader r) {
+  /**
+   * A blank one would be the working directory, where initdb would write the server's files among
+   * whatever is there; without an embedded database it is not used.
+   */
+  private static Path dataDir(ConfigReader r, boolean embedded) {
     String dir = r.string("embedded.data_dir");
-    if (dir.isBlank()) {
+    if (dir.isBlank() && embedded) {
       throw new ConfigException("embedded.data_dir", "must name a directory (the default is data)");
     }
     return Path.of(dir);

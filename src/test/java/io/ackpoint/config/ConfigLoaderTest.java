@@ -176,6 +176,10 @@ class ConfigLoaderTest {
     ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(
         "ACKPOINT_EMBEDDED_DATA_DIR", " ")));
     assertTrue(e.getMessage().contains("'embedded.data_dir'"), e.getMessage());
+    // Not used without an embedded database: not checked either.
+    ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_EMBEDDED_DATA_DIR", " ",
+        "ACKPOINT_SOURCE_TYPE", "postgresql", "ACKPOINT_SOURCE_URI", "postgresql://localhost/app",
+        "ACKPOINT_STORAGE_TYPE", "postgresql", "ACKPOINT_STORAGE_URI", "postgresql://localhost/app"));
   }
 
   @Test
@@ -360,7 +364,7 @@ class ConfigLoaderTest {
   @Test
   void aTimeoutLongerThanAnIntOfMillisecondsStopsStartupNamingTheKey() {
     for (String key : List.of("storage.statement_timeout", "source.connect_timeout", "http.idle_timeout",
-        "replication.status_interval")) {
+        "replication.status_interval", "auth.jwks_fetch_timeout")) {
       String variable = "ACKPOINT_" + key.toUpperCase(java.util.Locale.ROOT).replace('.', '_');
       ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(variable, "25d")));
       assertTrue(e.getMessage().contains("'" + key + "'") && e.getMessage().contains("at most 24d"), e.getMessage());
