@@ -4,6 +4,9 @@ import io.ackpoint.core.CheckpointCommand;
 import io.ackpoint.core.FullUserId;
 import io.vertx.core.json.JsonObject;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
+
 /**
  * The input rules of a checkpoint request, shared by the HTTP routes and the event-bus API: user ids,
  * client ids and checkpoint request ids. Nothing is stored for input that breaks them; each rule
@@ -41,9 +44,12 @@ public final class CheckpointRequests {
     if (value instanceof Double || value instanceof Float) {
       throw invalidId("must be an integer (no fraction or exponent)");
     }
+    if (value instanceof BigInteger || value instanceof BigDecimal) {
+      // What a JSON integer beyond a long is parsed into: above 2^53-1 as well.
+      throw invalidId("JSON numbers above 2^53-1 lose precision: send the id as a string");
+    }
     if (value instanceof Number) {
-      throw invalidId("must be a string of decimal digits or an integer of a JSON type (Integer, Long), not a "
-          + value.getClass().getSimpleName());
+      throw invalidId("must be a string of decimal digits or an integer (Integer or Long), not a " + value.getClass().getSimpleName());
     }
     throw invalidId("must be a string of decimal digits");
   }
@@ -98,15 +104,9 @@ public final class CheckpointRequests {
       throw AckpointError.INVALID_JSON.exception("the message body must be a JSON object");
     }
     FullUserId user = fullUserId(json.getValue("user_id"), clientId(json.getValue("client_id")));
-    if (!json.containsKey("checkpoint_request_id")) {
-      return CheckpointCommand.generated(user);
-    }
-    // An explicit null is refused, as over HTTP: a generated checkpoint is asked for by leaving the key out.
+    // Optional, as client_id is: null is absent (a JsonObject made from an object with the field unset).
     Object requested = json.getValue("checkpoint_request_id");
-    if (requested == null) {
-      throw invalidId("is null: leave it out for a generated checkpoint");
-    }
-    return CheckpointCommand.requested(user, checkpointRequestId(requested));
+    return requested == null ? CheckpointCommand.generated(user) : CheckpointCommand.requested(user, checkpointRequestId(requested));
   }
 
   /** The full user id of a {@code user_id} given over the event bus and a validated client id. */
