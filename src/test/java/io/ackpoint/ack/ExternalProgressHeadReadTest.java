@@ -31,24 +31,29 @@ class ExternalProgressHeadReadTest {
 
   /** The first read took the head before the marker was written; later reads see it. */
   private final Promise<String> firstRead = Promise.promise();
-  private final ReplicationSource source = new ReplicationSource() {
-    private int reads;
+  private final ReplicationSource source = headsRead(firstRead.future(), MARKER);
 
-    @Override
-    public PositionFormat positions() {
-      return Lsn.FORMAT;
-    }
+  /** A source whose first head read answers {@code first}, and every later one {@code later}. */
+  private static ReplicationSource headsRead(Future<String> first, String later) {
+    return new ReplicationSource() {
+      private int reads;
 
-    @Override
-    public Future<String> readHead() {
-      return reads++ == 0 ? firstRead.future() : Future.succeededFuture(MARKER);
-    }
+      @Override
+      public PositionFormat positions() {
+        return Lsn.FORMAT;
+      }
 
-    @Override
-    public Future<Void> forceMarker() {
-      return Future.succeededFuture();
-    }
-  };
+      @Override
+      public Future<String> readHead() {
+        return reads++ == 0 ? first : Future.succeededFuture(later);
+      }
+
+      @Override
+      public Future<Void> forceMarker() {
+        return Future.succeededFuture();
+      }
+    };
+  }
 
   @Test
   void aPositionPublishedWhileTheHeadIsReadIsJudgedByTheNextRead(Vertx vertx, VertxTestContext test) {
@@ -116,25 +121,8 @@ class ExternalProgressHeadReadTest {
     int burst = 1_100;
     String greatest = String.format("00000000/%08X", burst);
     Promise<String> pending = Promise.promise();
-    ReplicationSource quiet = new ReplicationSource() {
-      private int reads;
-
-      @Override
-      public PositionFormat positions() {
-        return Lsn.FORMAT;
-      }
-
-      @Override
-      public Future<String> readHead() {
-        // The first read took the head before the burst; the next finds it past every position of it.
-        return reads++ == 0 ? pending.future() : Future.succeededFuture("00000001/00000000");
-      }
-
-      @Override
-      public Future<Void> forceMarker() {
-        return Future.succeededFuture();
-      }
-    };
+    // The first read took the head before the burst; the next finds it past every position of it.
+    ReplicationSource quiet = headsRead(pending.future(), "00000001/00000000");
     vertx.runOnContext(started -> {
       ExternalProgress progress = new ExternalProgress(vertx, quiet, position -> {
         if (position.equals(greatest)) {

@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -231,13 +232,8 @@ class ReadBackTest {
   @Test
   @Timeout(value = 10, timeUnit = TimeUnit.SECONDS)
   void whatOneReadBackToldConsumersAnOverlappingOneDoesNotTellAgain(Vertx vertx, VertxTestContext test) {
-    Pool pool = new Sql(vertx, TestDatabase.freshDatabase()).pool();
-    Await.result(PgMigrations.migrate(pool));
-    PgCheckpointStorage storage = new PgCheckpointStorage(pool);
-    Await.result(storage.store(OLD, List.of(new CheckpointWrite(FullUserId.of("u", "c"), true, null))));
-    Await.result(storage.markProcessed(OLD));
     List<MissedAnnouncements.ReadBack> atOld = new ArrayList<>();
-    MissedAnnouncements missed = new MissedAnnouncements(vertx, new PgAcknowledgementHistory(pool), readBack -> {
+    Node node = new Node(vertx, readBack -> {
       if (readBack.position().equals(OLD)) {
         atOld.add(readBack);
       }
@@ -250,10 +246,11 @@ class ReadBackTest {
         test.completeNow();
       }
     });
+    node.markedAt(OLD, "u");
     vertx.runOnContext(v -> {
-      missed.startFrom("");
-      missed.heard(announcement(OLD, ""), OLD_ENGINE);
-      missed.heard(announcement("00000000/11000000", ""), OLD_ENGINE);
+      node.missed.startFrom("");
+      node.missed.heard(announcement(OLD, ""), OLD_ENGINE);
+      node.missed.heard(announcement("00000000/11000000", ""), OLD_ENGINE);
     });
   }
 
@@ -269,11 +266,18 @@ class ReadBackTest {
     private final Map<String, Promise<MissedAnnouncements.ReadBack>> read = new ConcurrentHashMap<>();
 
     Node(Vertx vertx) {
+      this(vertx, readBack -> { });
+    }
+
+    /** {@code listener}: told of every read back, as it is read. */
+    Node(Vertx vertx, Consumer<MissedAnnouncements.ReadBack> listener) {
       Pool pool = new Sql(vertx, TestDatabase.freshDatabase()).pool();
       Await.result(PgMigrations.migrate(pool));
       storage = new PgCheckpointStorage(pool);
-      missed = new MissedAnnouncements(vertx, new PgAcknowledgementHistory(pool),
-          readBack -> promise(readBack.position()).tryComplete(readBack));
+      missed = new MissedAnnouncements(vertx, new PgAcknowledgementHistory(pool), readBack -> {
+        promise(readBack.position()).tryComplete(readBack);
+        listener.accept(readBack);
+      });
     }
 
     /** An engine's statement at {@code position} marks a checkpoint of {@code user} (stored at that head). */
