@@ -170,6 +170,16 @@ public final class ChangeStreamFollowerVerticle extends VerticleBase {
       which.handler(null);
     }
     StreamFailures.Kind kind = StreamFailures.of(failure, closedAtOpen);
+    // Refused after a token, the token may be what the server refuses (malformed, or edited by hand):
+    // only a start from the present tells, and it loses nothing (the marker forced as the stream
+    // opens passes every checkpoint stored before it). A source that cannot follow refuses that too.
+    if (kind == StreamFailures.Kind.CANNOT_FOLLOW && token != null) {
+      LOG.warn("the change stream refused to open after the resume token {} ({}): following from the present",
+          token.encode(), ReplicationFailures.oneLine(failure));
+      forgetToken();
+      vertx.setTimer(backoff, id -> resume());
+      return;
+    }
     if (kind == StreamFailures.Kind.CANNOT_FOLLOW && !firstAttempt.future().isComplete()) {
       firstAttempt.tryFail(new IllegalStateException("source.uri: the source cannot open a change stream, which"
           + " Ackpoint follows MongoDB with: it must be a replica set or a sharded cluster (a single-node replica set"
@@ -178,8 +188,7 @@ public final class ChangeStreamFollowerVerticle extends VerticleBase {
     }
     if (kind == StreamFailures.Kind.HISTORY_LOST) {
       LOG.warn("the saved resume token can no longer be resumed after ({}): following from the present", failure.getMessage());
-      token = null;
-      tokens.forget().onComplete(ar -> saved = null);
+      forgetToken();
     }
     String reason = (kind == StreamFailures.Kind.CANNOT_FOLLOW ? "the source cannot open a change stream: " : "change stream lost: ")
         + ReplicationFailures.oneLine(failure);
@@ -191,6 +200,11 @@ public final class ChangeStreamFollowerVerticle extends VerticleBase {
     firstAttempt.tryComplete();
     vertx.setTimer(backoff, id -> resume());
     backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+  }
+
+  private void forgetToken() {
+    token = null;
+    tokens.forget().onComplete(ar -> saved = null);
   }
 
   private Future<Void> save() {

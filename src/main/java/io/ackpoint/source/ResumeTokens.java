@@ -4,6 +4,8 @@ import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.mongo.MongoClient;
 import io.vertx.ext.mongo.UpdateOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Instant;
 
@@ -15,6 +17,7 @@ import java.time.Instant;
 final class ResumeTokens {
 
   static final String COLLECTION = "_ackpoint_followers";
+  private static final Logger LOG = LoggerFactory.getLogger(ResumeTokens.class);
 
   private final MongoClient client;
   private final String name;
@@ -24,10 +27,20 @@ final class ResumeTokens {
     this.name = name;
   }
 
-  /** The saved token, or {@code null} when this follower has never saved one. */
+  /**
+   * The saved token, or {@code null} when this follower has never saved one, or what is saved is no
+   * token (a document edited by hand): starting from the present loses nothing, since the marker
+   * forced as the stream opens passes every checkpoint stored before it.
+   */
   Future<JsonObject> load() {
-    return client.findOne(COLLECTION, new JsonObject().put("_id", name), null)
-        .map(doc -> doc == null ? null : doc.getJsonObject("resume_token"));
+    return client.findOne(COLLECTION, new JsonObject().put("_id", name), null).map(doc -> {
+      Object token = doc == null ? null : doc.getValue("resume_token");
+      if (token == null || token instanceof JsonObject) {
+        return (JsonObject) token;
+      }
+      LOG.warn("the saved resume token of {} is not a document ({}): following from the present", name, token);
+      return null;
+    });
   }
 
   Future<Void> save(JsonObject token, String position) {

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -101,6 +102,25 @@ class ChangeStreamFollowerTest {
     assertEquals(whileStopped, nextPosition());
     assertEquals(alsoWhileStopped, nextPosition());
     assertTrue(nextPosition().compareTo(alsoWhileStopped) > 0, "then the marker forced as the stream opened again");
+  }
+
+  /**
+   * A saved token that is none (a document edited by hand), or one the server refuses, is dropped and
+   * the stream follows from the present: the marker forced as it opens passes every checkpoint
+   * stored before. It had the follower retry the same refusal for ever, or refused the start as if
+   * the source could not run change streams at all.
+   */
+  @Test
+  void aSavedTokenThatIsNoneOrThatTheServerRefusesIsDroppedAndTheFollowerFollowsFromThePresent() throws InterruptedException {
+    for (Object saved : List.of("garbage", new JsonObject().put("_data", "zz"))) {
+      Await.result(client.save(ResumeTokens.COLLECTION, new JsonObject().put("_id", "follower_test").put("resume_token", saved)));
+      String deployment = deploy();
+      nextPosition(); // the marker forced as the stream opened
+      String next = marker();
+      assertEquals(next, nextPosition(), "followed, after a saved " + saved);
+      Await.result(vertx.undeploy(deployment));
+      observed.clear();
+    }
   }
 
   /** A node that stopped following (it stepped down, or stops) kept telling the metrics that it followed. */
