@@ -8,6 +8,8 @@ import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.mongo.MongoClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -22,10 +24,13 @@ import java.util.function.Supplier;
  */
 public final class MongoReplicationSource implements ReplicationSource {
 
+  private static final Logger LOG = LoggerFactory.getLogger(MongoReplicationSource.class);
+
   /** The collection of the marker document; the follower watches it. */
   public static final String MARKERS = "_ackpoint_checkpoints";
   static final String MARKER_ID = "checkpoint";
   private static final int COMMAND_NOT_FOUND = 59;
+  private static final int TYPE_MISMATCH = 14;
   /** A marker whose operation time precedes the head is written again, at most this often in all. */
   private static final int MARKER_ATTEMPTS = 3;
 
@@ -91,14 +96,37 @@ public final class MongoReplicationSource implements ReplicationSource {
    * it (the test server, whose oplog times grow with every write anyway).
    */
   private Future<String> marker() {
-    JsonObject increment = new JsonObject()
+    return markerWrite("$inc").compose(reply -> {
+      if (!isTypeMismatch(reply.getJsonArray("writeErrors"))) {
+        return Future.succeededFuture(reply);
+      }
+      // The document's counter is no number (edited by hand): every marker, and so every checkpoint,
+      // would be refused for ever. Setting it is a change, so a marker as well; the next ones count on.
+      LOG.warn("the counter of the marker document in {} was no number: set again", MARKERS);
+      return markerWrite("$set");
+    }).compose(reply -> reply.containsKey("writeErrors")
+        ? Future.failedFuture(new IllegalStateException("the marker was refused: " + reply.getJsonArray("writeErrors").encode()))
+        : Future.succeededFuture(ClusterTime.operationTime(reply)));
+  }
+
+  /** The marker's upsert with {@code operator} ({@code $inc}, or {@code $set} to repair it): the server's reply. */
+  private Future<JsonObject> markerWrite(String operator) {
+    JsonObject update = new JsonObject()
         .put("q", new JsonObject().put("_id", MARKER_ID))
-        .put("u", new JsonObject().put("$inc", new JsonObject().put("i", 1)))
+        .put("u", new JsonObject().put(operator, new JsonObject().put("i", 1)))
         .put("upsert", true);
-    return client.runCommand("update", new JsonObject().put("update", MARKERS).put("updates", new JsonArray().add(increment)))
-        .compose(reply -> reply.containsKey("writeErrors")
-            ? Future.failedFuture(new IllegalStateException("the marker was refused: " + reply.getJsonArray("writeErrors").encode()))
-            : Future.succeededFuture(ClusterTime.operationTime(reply)));
+    return client.runCommand("update", new JsonObject().put("update", MARKERS).put("updates", new JsonArray().add(update)));
+  }
+
+  private static boolean isTypeMismatch(JsonArray writeErrors) {
+    if (writeErrors != null) {
+      for (Object error : writeErrors) {
+        if (error instanceof JsonObject e && e.getValue("code") instanceof Number code && code.intValue() == TYPE_MISMATCH) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   private static <T> Future<T> guarded(Future<T> operation) {

@@ -123,6 +123,18 @@ class ChangeStreamFollowerTest {
     }
   }
 
+  /** Every marker was refused (type mismatch) once the counter was edited into a string: every checkpoint failed. */
+  @Test
+  void aMarkerDocumentWhoseCounterIsNoNumberIsSetAgainAndTheMarkerFollowed() throws InterruptedException {
+    deploy();
+    nextPosition(); // the marker forced as the stream opened
+    Await.result(client.save(MongoReplicationSource.MARKERS, new JsonObject().put("_id", "checkpoint").put("i", "x")));
+    nextPosition(); // the edit itself, a change of the watched collection
+    String repaired = marker();
+    assertEquals(repaired, nextPosition(), "the repairing marker is followed");
+    assertEquals(marker(), nextPosition(), "and the next one counts on");
+  }
+
   /** A node that stopped following (it stepped down, or stops) kept telling the metrics that it followed. */
   @Test
   void aStoppedFollowerNoLongerReportsThatItFollows() throws Exception {
