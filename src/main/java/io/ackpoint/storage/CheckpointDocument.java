@@ -29,9 +29,27 @@ record CheckpointDocument(Object id, FullUserId user, long checkpoint, JsonObjec
    */
   static final String ACKNOWLEDGED = "acknowledged_checkpoint";
 
+  /** The document as read, or {@code null} when its id is not a whole number ({@link #checkpointOf}). */
   static CheckpointDocument of(JsonObject doc) {
-    return new CheckpointDocument(doc.getValue(ID), user(doc), ((Number) doc.getValue(CHECKPOINT)).longValue(),
-        doc.getJsonObject(LSNS, new JsonObject()), doc.getString(PROCESSED));
+    Long checkpoint = checkpointOf(doc);
+    return checkpoint == null ? null
+        : new CheckpointDocument(doc.getValue(ID), user(doc), checkpoint, doc.getJsonObject(LSNS, new JsonObject()), doc.getString(PROCESSED));
+  }
+
+  /**
+   * The document's {@code write_checkpoint}, or {@code null} when it is not a whole number: Ackpoint
+   * writes 64-bit integers (a shell may write a whole double), so only a document edited by hand
+   * holds anything else, and that fails its own user alone, not the others read with it.
+   */
+  static Long checkpointOf(JsonObject doc) {
+    Object value = doc.getValue(CHECKPOINT);
+    if (value instanceof Integer || value instanceof Long) {
+      return ((Number) value).longValue();
+    }
+    if (value instanceof Double d && d == Math.rint(d) && Math.abs(d) < 0x1p53) {
+      return d.longValue();
+    }
+    return null;
   }
 
   static FullUserId user(JsonObject doc) {

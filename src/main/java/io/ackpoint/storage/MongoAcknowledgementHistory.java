@@ -35,7 +35,10 @@ public final class MongoAcknowledgementHistory implements AcknowledgementHistory
     return AckpointError.STORAGE_UNAVAILABLE.onFailure(client.findWithOptions(COLLECTION, new JsonObject().put(PROCESSED, range), fields).map(found -> {
       ProcessedRows processed = new ProcessedRows();
       for (JsonObject doc : found) {
-        processed.add(doc.getString(PROCESSED), CheckpointDocument.user(doc), ((Number) doc.getValue(CHECKPOINT)).longValue());
+        Long checkpoint = CheckpointDocument.checkpointOf(doc);
+        if (checkpoint != null) {
+          processed.add(doc.getString(PROCESSED), CheckpointDocument.user(doc), checkpoint);
+        }
       }
       return processed.result();
     }));

@@ -25,6 +25,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -90,7 +91,10 @@ public final class MongoCheckpointStorage implements CheckpointStorage {
       List<BulkOperation> operations = new ArrayList<>();
       List<UserPlan> owners = new ArrayList<>();
       for (CheckpointWrite w : writes) {
-        UserPlan plan = planner.plan(w, documents.getOrDefault(w.user(), List.of()), now);
+        if (documents.unreadable().contains(w.user())) {
+          continue;
+        }
+        UserPlan plan = planner.plan(w, documents.byUser().getOrDefault(w.user(), List.of()), now);
         plans.add(plan);
         for (BulkOperation operation : plan.operations()) {
           operations.add(operation);
@@ -101,23 +105,37 @@ public final class MongoCheckpointStorage implements CheckpointStorage {
           : client.bulkWriteWithOptions(COLLECTION, operations, new BulkWriteOptions(false))
           .<List<BulkWriteError>>map(List.of())
           .recover(MongoCheckpointStorage::writeErrors);
-      return written.map(errors -> settle(plans, owners, errors));
+      return written.map(errors -> {
+        Attempts.Attempt settled = settle(plans, owners, errors);
+        documents.unreadable().forEach(user -> settled.outcomes().put(user, new WriteOutcome.Rejected(
+            "a stored document of this user has a " + CHECKPOINT + " that is not a whole number")));
+        return settled;
+      });
     });
   }
 
+  /** The documents of a batch's users, by user; and the users one of whose documents has no id Ackpoint can read. */
+  private record Documents(Map<FullUserId, List<CheckpointDocument>> byUser, Set<FullUserId> unreadable) {
+  }
+
   /** The documents of the batch's users, by user, in one query on the user key. */
-  private Future<Map<FullUserId, List<CheckpointDocument>>> documentsOf(List<CheckpointWrite> writes) {
+  private Future<Documents> documentsOf(List<CheckpointWrite> writes) {
     JsonArray keys = new JsonArray();
     writes.forEach(w -> keys.add(CheckpointDocument.key(w.user())));
     FindOptions options = new FindOptions().setBatchSize(writes.size() + 1)
         .setFields(new JsonObject().put(USER, 1).put(CLIENT, 1).put(CHECKPOINT, 1).put(LSNS, 1).put(PROCESSED, 1));
     return client.findWithOptions(COLLECTION, new JsonObject().put("$or", keys), options).map(found -> {
       Map<FullUserId, List<CheckpointDocument>> byUser = new HashMap<>();
+      Set<FullUserId> unreadable = new HashSet<>();
       for (JsonObject doc : found) {
         CheckpointDocument d = CheckpointDocument.of(doc);
-        byUser.computeIfAbsent(d.user(), u -> new ArrayList<>()).add(d);
+        if (d == null) {
+          unreadable.add(CheckpointDocument.user(doc));
+        } else {
+          byUser.computeIfAbsent(d.user(), u -> new ArrayList<>()).add(d);
+        }
       }
-      return byUser;
+      return new Documents(byUser, unreadable);
     });
   }
 
@@ -223,7 +241,11 @@ public final class MongoCheckpointStorage implements CheckpointStorage {
   private static List<Reached> greatestPerUser(List<JsonObject> documents) {
     GreatestIds greatest = new GreatestIds();
     for (JsonObject doc : documents) {
-      greatest.add(CheckpointDocument.user(doc), ((Number) doc.getValue(CHECKPOINT)).longValue());
+      // One whose id is unreadable is marked, not announced: it must not stop the others' announcement.
+      Long checkpoint = CheckpointDocument.checkpointOf(doc);
+      if (checkpoint != null) {
+        greatest.add(CheckpointDocument.user(doc), checkpoint);
+      }
     }
     return greatest.reached();
   }

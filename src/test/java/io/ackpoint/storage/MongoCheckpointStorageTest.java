@@ -1,6 +1,9 @@
 package io.ackpoint.storage;
 
 import io.ackpoint.core.FullUserId;
+import io.ackpoint.core.Reached;
+import io.ackpoint.core.StoredBatch;
+import io.ackpoint.core.WriteOutcome;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.TestMongo;
 import io.vertx.core.Vertx;
@@ -19,6 +22,7 @@ import java.util.TreeMap;
 import static io.ackpoint.storage.StorageBackend.H1;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -140,5 +144,23 @@ class MongoCheckpointStorageTest extends CheckpointStorageContract {
     Map<String, JsonObject> indexes = indexes();
     assertTrue(indexes.containsKey("user_id"), indexes.toString());
     assertFalse(indexes.containsKey("user_key"), "a unique index cannot be built over duplicates");
+  }
+
+  /**
+   * A document whose id is not a whole number (edited by hand) fails its own user's requests, and
+   * neither the batch it shares nor the acknowledgement of the users marked with it.
+   */
+  @Test
+  void aDocumentWhoseIdIsNoNumberFailsItsOwnUserAloneInABatchAndInAnAcknowledgement() {
+    backend.migrate();
+    CheckpointStorage storage = backend.storage();
+    Await.result(storage.store(H1, List.of(StorageBackend.requested("bad", 5), StorageBackend.requested("good", 5))));
+    Await.result(client.updateCollection(COLLECTION, key("bad"), new JsonObject().put("$set", new JsonObject().put("write_checkpoint", "abc"))));
+
+    StoredBatch batch = Await.result(storage.store(StorageBackend.H2,
+        List.of(StorageBackend.requested("bad", 6), StorageBackend.requested("good", 6))));
+    assertInstanceOf(WriteOutcome.Rejected.class, batch.outcomes().get(StorageBackend.user("bad")), batch.toString());
+    assertInstanceOf(WriteOutcome.Stored.class, batch.outcomes().get(StorageBackend.user("good")), batch.toString());
+    assertEquals(List.of(new Reached(StorageBackend.user("good"), 6)), Await.result(storage.markProcessed(StorageBackend.H2)));
   }
 }
