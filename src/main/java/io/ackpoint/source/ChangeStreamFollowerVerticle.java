@@ -15,6 +15,7 @@ import io.vertx.ext.mongo.MongoClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -34,6 +35,8 @@ public final class ChangeStreamFollowerVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(ChangeStreamFollowerVerticle.class);
   private static final long MAX_BACKOFF_MS = 5_000;
+  /** Heartbeats without the observed position moving on after which a stream is taken for stalled. */
+  private static final int SILENT_HEARTBEATS = 3;
   private static final AggregateOptions OPTIONS = new AggregateOptions().setBatchSize(100);
 
   private final Function<CommandListener, MongoClient> clients;
@@ -56,6 +59,8 @@ public final class ChangeStreamFollowerVerticle extends VerticleBase {
   private JsonObject saved;
   private long heartbeatTimer;
   private long saveTimer;
+  /** When the observed position last moved on, or the stream last opened. */
+  private long lastAdvance;
 
   /** {@code clients} makes the stream's own client with a listener; {@code source} writes the markers. */
   public ChangeStreamFollowerVerticle(Function<CommandListener, MongoClient> clients, ReplicationConfig config,
@@ -94,7 +99,30 @@ public final class ChangeStreamFollowerVerticle extends VerticleBase {
   }
 
   private void heartbeat() {
-    source.forceMarker().onFailure(e -> LOG.warn("heartbeat marker failed: {}", e.getMessage()));
+    source.forceMarker().onComplete(written -> {
+      if (written.failed()) {
+        LOG.warn("heartbeat marker failed: {}", written.cause().getMessage());
+      } else {
+        checkSilence();
+      }
+    });
+  }
+
+  /**
+   * Every heartbeat writes a marker the stream watches, so a stream whose position has not moved on
+   * for {@link #SILENT_HEARTBEATS} of them, markers written all the while, has stalled without an
+   * error (after a resume token ahead of the oplog, say): it said it followed while nothing was
+   * acknowledged. It is opened again from the present, which loses nothing: the marker forced as it
+   * opens passes every checkpoint stored before.
+   */
+  private void checkSilence() {
+    long silent = System.nanoTime() - lastAdvance;
+    if (stream != null && silent > SILENT_HEARTBEATS * config.heartbeatInterval().toNanos()) {
+      ReadStream<JsonObject> stalled = stream;
+      forgetToken();
+      lost(stalled, new FollowerFailure("the change stream went silent: no marker written in the last "
+          + TimeUnit.NANOSECONDS.toSeconds(silent) + " s came back through it; opened again from the present"));
+    }
   }
 
   /** Opens the stream after the newest token, which is read from the database on the first run. */
@@ -123,6 +151,7 @@ public final class ChangeStreamFollowerVerticle extends VerticleBase {
       return;
     }
     closedAtOpen = false;
+    lastAdvance = System.nanoTime();
     JsonObject from = token == null ? new JsonObject() : new JsonObject().put("startAfter", token);
     ReadStream<JsonObject> opened = client.aggregateWithOptions(MongoReplicationSource.MARKERS,
         new JsonArray().add(new JsonObject().put("$changeStream", from)), OPTIONS);
@@ -157,6 +186,7 @@ public final class ChangeStreamFollowerVerticle extends VerticleBase {
     }
     position = seen;
     token = after;
+    lastAdvance = System.nanoTime();
     vertx.eventBus().send(addresses.positionObserved(), seen);
   }
 

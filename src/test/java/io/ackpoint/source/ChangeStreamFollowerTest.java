@@ -135,6 +135,28 @@ class ChangeStreamFollowerTest {
     assertEquals(marker(), nextPosition(), "and the next one counts on");
   }
 
+  /**
+   * After a saved token ahead of the oplog the stream opens and stays silent, markers written every
+   * heartbeat and none coming back: it said it followed while nothing was acknowledged. Three
+   * heartbeats on it is opened again from the present.
+   */
+  @Test
+  void aStreamThatStaysSilentWhileMarkersAreWrittenIsOpenedAgainFromThePresent() throws InterruptedException {
+    Await.result(client.save(ResumeTokens.COLLECTION, new JsonObject().put("_id", "follower_test")
+        .put("resume_token", new JsonObject().put("_data", "7fffffffffffffff"))));
+    ReplicationConfig heartbeats = new ReplicationConfig(true, "follower_test", "unused",
+        Duration.ofMillis(200), Duration.ofSeconds(60), Duration.ofMinutes(2));
+    Await.result(vertx.deployVerticle(new ChangeStreamFollowerVerticle(
+        listener -> MongoClients.withListener(vertx, database, listener), heartbeats, source, addresses, ReplicationListener.NONE)));
+    nextPosition(); // a marker of the stream opened again
+    String next = marker();
+    String seen = nextPosition();
+    while (seen.compareTo(next) < 0) {
+      seen = nextPosition(); // heartbeats' markers before it
+    }
+    assertEquals(next, seen, "followed from the present");
+  }
+
   /** A node that stopped following (it stepped down, or stops) kept telling the metrics that it followed. */
   @Test
   void aStoppedFollowerNoLongerReportsThatItFollows() throws Exception {
