@@ -8,6 +8,7 @@ import io.vertx.core.Vertx;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -81,9 +82,10 @@ final class MissedAnnouncements {
   private int pendingReads;
   /**
    * The users told at the last position announced, and at every position announced or read back
-   * while a read is pending: what a read back may find again. At most {@link #MAX_TOLD} users.
+   * while a read is pending: what a read back may find again. At most {@link #MAX_TOLD} users. Kept
+   * as the lists told, unhashed: this runs for every announcement, and only a read back (rare) looks.
    */
-  private final Map<String, Set<Reached>> told = new HashMap<>();
+  private Map<String, List<List<Reached>>> told = new HashMap<>();
   private int toldUsers;
 
   /** {@code recovered}: told of each position read back, in replication order. */
@@ -133,15 +135,15 @@ final class MissedAnnouncements {
     if (toldUsers + users.size() > MAX_TOLD) {
       forgetTold();
     }
-    Set<Reached> at = told.computeIfAbsent(position, p -> new HashSet<>());
-    int before = at.size();
-    at.addAll(users);
-    toldUsers += at.size() - before;
+    told.computeIfAbsent(position, p -> new ArrayList<>(1)).add(users);
+    toldUsers += users.size();
   }
 
   private void forgetTold() {
-    told.clear();
-    toldUsers = 0;
+    if (!told.isEmpty()) {
+      told = new HashMap<>(); // not clear(): that walks the whole table a pending read may have grown
+      toldUsers = 0;
+    }
   }
 
   /** After {@code last}, the engine announced {@code previous}: read back what lies between, or everything after a statement that failed. */
@@ -173,8 +175,13 @@ final class MissedAnnouncements {
   }
 
   private List<Reached> notTold(String position, List<Reached> users) {
-    Set<Reached> announced = told.get(position);
-    return announced == null ? users : users.stream().filter(user -> !announced.contains(user)).toList();
+    List<List<Reached>> lists = told.get(position);
+    if (lists == null) {
+      return users;
+    }
+    Set<Reached> announced = new HashSet<>();
+    lists.forEach(announced::addAll);
+    return users.stream().filter(user -> !announced.contains(user)).toList();
   }
 
   private Future<Void> read(String from, String upTo, int attempts) {
