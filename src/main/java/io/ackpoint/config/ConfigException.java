@@ -1,7 +1,9 @@
 package io.ackpoint.config;
 
+import java.nio.file.Path;
+
 /**
- * An invalid configuration. The message always names the offending key, so that startup can stop
+ * An invalid configuration. The message always names the offending key (or file), so that startup can stop
  * with a line an operator can act on.
  */
 public final class ConfigException extends RuntimeException {
@@ -15,7 +17,7 @@ public final class ConfigException extends RuntimeException {
   }
 
   /** The configuration file itself is wrong: not YAML, not readable, not a mapping of keys. */
-  static ConfigException file(java.nio.file.Path file, String problem) {
+  static ConfigException file(Path file, String problem) {
     return new ConfigException("configuration file " + file + ": " + problem);
   }
 

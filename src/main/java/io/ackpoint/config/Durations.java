@@ -13,7 +13,7 @@ public final class Durations {
    * ones overflow where they are used (a timeout in nanoseconds past 292 years, a retention's
    * cut-off before the first instant), failing a shutdown or every compaction long after start-up.
    */
-  public static final Duration LONGEST = Duration.ofDays(36_500);
+  static final Duration LONGEST = Duration.ofDays(36_500);
 
   private Durations() {
   }
@@ -35,7 +35,7 @@ public final class Durations {
   }
 
   /** {@code duration}, unless it is longer than {@link #LONGEST}. */
-  public static Duration atMostLongest(String key, Duration duration) {
+  static Duration atMostLongest(String key, Duration duration) {
     if (duration.compareTo(LONGEST) > 0) {
       throw new ConfigException(key, "is longer than " + LONGEST.toDays() + "d (a hundred years), the longest duration taken");
     }

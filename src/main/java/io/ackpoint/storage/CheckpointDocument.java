@@ -42,7 +42,11 @@ record CheckpointDocument(Object id, FullUserId user, long checkpoint, JsonObjec
    * holds anything else, and that fails its own user alone, not the others read with it.
    */
   static Long checkpointOf(JsonObject doc) {
-    Object value = doc.getValue(CHECKPOINT);
+    return wholeNumber(doc.getValue(CHECKPOINT));
+  }
+
+  /** An id stored in a document ({@code write_checkpoint}, {@code acknowledged_checkpoint}), or {@code null} when it is none. */
+  static Long wholeNumber(Object value) {
     if (value instanceof Integer || value instanceof Long) {
       return ((Number) value).longValue();
     }

@@ -257,9 +257,9 @@ public final class MongoCheckpointStorage implements CheckpointStorage {
     return guarded(client.findWithOptions(COLLECTION, CheckpointDocument.key(user), fields).map(found -> {
       Long latest = null;
       for (JsonObject doc : found) {
-        Object acknowledged = doc.getString(PROCESSED) != null ? doc.getValue(CHECKPOINT) : doc.getValue(ACKNOWLEDGED);
-        if (acknowledged instanceof Number n && (latest == null || n.longValue() > latest)) {
-          latest = n.longValue();
+        Long acknowledged = CheckpointDocument.wholeNumber(doc.getValue(doc.getString(PROCESSED) != null ? CHECKPOINT : ACKNOWLEDGED));
+        if (acknowledged != null && (latest == null || acknowledged > latest)) {
+          latest = acknowledged;
         }
       }
       return latest;
