@@ -147,9 +147,13 @@ public final class AckVerticle extends VerticleBase {
       // asking, so an acknowledgement newer than the read reaches it with its own, later, sequence.
       ReleasedAhead.Release released = releasedAhead.of(user);
       long checkpoint = Math.max(floor, heads.checkpoint());
-      return storage.latestAcknowledged(user).map(stored -> {
+      return storage.latestAcknowledged(user).map(acknowledged -> {
+        Long stored = acknowledged == null ? null : acknowledged.writeCheckpoint();
         Long latest = stored;
-        long sequence = checkpoint;
+        // At least the ordinal of where the id was marked processed: a node that has not heard that
+        // position yet (a failover, a split healing) would otherwise pair the id with a sequence
+        // before the head of its write.
+        long sequence = acknowledged == null ? checkpoint : Math.max(checkpoint, ordinal(acknowledged.position()));
         if (released != null && (stored == null || stored < released.writeCheckpoint())) {
           latest = released.writeCheckpoint();
           sequence = Math.max(sequence, released.checkpoint());
@@ -161,6 +165,12 @@ public final class AckVerticle extends VerticleBase {
         return reply;
       });
     }));
+  }
+
+  /** The ordinal of a position storage holds, 0 when there is none or it is no position of this source (edited by hand). */
+  private long ordinal(String stored) {
+    String position = stored == null ? null : source.positions().canonical(stored);
+    return position == null ? 0 : source.positions().ordinal(position);
   }
 
   /**

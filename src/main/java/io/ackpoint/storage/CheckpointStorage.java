@@ -37,8 +37,11 @@ public interface CheckpointStorage extends CheckpointWriter {
     return true;
   }
 
-  /** The greatest acknowledged id of a full user id, or {@code null} if none is acknowledged. */
-  Future<Long> latestAcknowledged(FullUserId user);
+  /**
+   * The greatest acknowledged id of a full user id, with the position it was marked processed at
+   * when storage still holds it, or {@code null} if none is acknowledged.
+   */
+  Future<Acknowledged> latestAcknowledged(FullUserId user);
 
   /**
    * One bounded step of a compaction: deletes at most {@code limit} client-requested checkpoints

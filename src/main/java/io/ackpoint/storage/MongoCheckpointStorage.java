@@ -252,14 +252,15 @@ public final class MongoCheckpointStorage implements CheckpointStorage {
 
   /** A pending document answers the id acknowledged before a batch raised it ({@link CheckpointDocument#ACKNOWLEDGED}). */
   @Override
-  public Future<Long> latestAcknowledged(FullUserId user) {
+  public Future<Acknowledged> latestAcknowledged(FullUserId user) {
     FindOptions fields = new FindOptions().setFields(new JsonObject().put(CHECKPOINT, 1).put(PROCESSED, 1).put(ACKNOWLEDGED, 1));
     return guarded(client.findWithOptions(COLLECTION, CheckpointDocument.key(user), fields).map(found -> {
-      Long latest = null;
+      Acknowledged latest = null;
       for (JsonObject doc : found) {
-        Long acknowledged = CheckpointDocument.wholeNumber(doc.getValue(doc.getString(PROCESSED) != null ? CHECKPOINT : ACKNOWLEDGED));
-        if (acknowledged != null && (latest == null || acknowledged > latest)) {
-          latest = acknowledged;
+        String processedAt = doc.getValue(PROCESSED) instanceof String position ? position : null;
+        Long acknowledged = CheckpointDocument.wholeNumber(doc.getValue(processedAt != null ? CHECKPOINT : ACKNOWLEDGED));
+        if (acknowledged != null) {
+          latest = Acknowledged.greater(latest, new Acknowledged(acknowledged, processedAt));
         }
       }
       return latest;

@@ -343,9 +343,15 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   }
 
   @Override
-  public Future<Long> latestAcknowledged(FullUserId user) {
+  public Future<Acknowledged> latestAcknowledged(FullUserId user) {
     return guarded(pool.preparedQuery(LATEST_ACKNOWLEDGED).execute(Tuple.of(user.userId(), user.clientId()))
-        .map(rows -> rows.iterator().next().getLong(0)));
+        .map(rows -> {
+          if (rows.size() == 0) {
+            return null;
+          }
+          Row row = rows.iterator().next();
+          return new Acknowledged(row.getLong(0), row.getString(1));
+        }));
   }
 
   @Override

@@ -494,9 +494,14 @@ final class PgStatements {
 
   /** A pending row answers the id acknowledged before a write raised it (see migration 7). */
   static final String LATEST_ACKNOWLEDGED = """
-      SELECT max(CASE WHEN processed_at_lsn IS NOT NULL THEN write_checkpoint ELSE acknowledged_checkpoint END)
-        FROM ackpoint_write_checkpoints
-       WHERE user_id = $1 AND client_id = $2
+      SELECT acknowledged, processed_at_lsn FROM (
+        SELECT CASE WHEN processed_at_lsn IS NOT NULL THEN write_checkpoint ELSE acknowledged_checkpoint END AS acknowledged,
+               processed_at_lsn
+          FROM ackpoint_write_checkpoints
+         WHERE user_id = $1 AND client_id = $2) a
+       WHERE acknowledged IS NOT NULL
+       ORDER BY acknowledged DESC, processed_at_lsn COLLATE "C" DESC NULLS LAST
+       LIMIT 1
       """;
 
   // Compaction walks the table in id order, a window of rows per statement, instead of keeping an

@@ -16,7 +16,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** What a restart must not change: pending checkpoints are acknowledged, sequences do not go back. */
+/**
+ * What a restart, or a node that did not hear an acknowledgement, must not change: pending
+ * checkpoints are acknowledged, sequences do not go back.
+ */
 @ExtendWith(VertxExtension.class)
 class RestartTest {
 
@@ -65,6 +68,39 @@ class RestartTest {
       assertTrue(reopened >= told, "told " + told + " before the restart, " + reopened + " after");
     } finally {
       Await.result(after.close());
+    }
+  }
+
+  /**
+   * Storage holds an id acknowledged at a position this node never heard (another node's engine
+   * marked it: a failover, a split cluster): the stream's first line pairs it with a sequence no
+   * lower than that position's, as the engine that marked it numbered it.
+   */
+  @Test
+  void aStreamOnANodeThatDidNotHearTheAcknowledgementIsToldItsIdAtNoLowerSequence(Vertx vertx) {
+    String db = TestDatabase.freshDatabase();
+    String token = TestKeys.token(vertx, "u1");
+    // This node follows nothing: it hears no position of its own or of the other.
+    JsonObject deaf = TestAckpoint.configJson(db);
+    Ackpoint unaware = Await.result(TestAckpoint.start(vertx, deaf));
+    JsonObject other = TestAckpoint.withFollower(TestAckpoint.configJson(db)).put("eventbus", new JsonObject().put("prefix", "other"));
+    Ackpoint engine = Await.result(TestAckpoint.start(vertx, other));
+    long told;
+    try {
+      try (StreamClient stream = StreamClient.syncStream(vertx, TestAckpoint.portOf(other), token, "c1")) {
+        new ApiClient(vertx, TestAckpoint.portOf(other)).checkpointRequest(token, "c1", "9");
+        JsonObject line = stream.nextMatching(l -> "9".equals(body(l).getString("write_checkpoint")));
+        told = Long.parseLong(body(line).getString("last_op_id"));
+      }
+      try (StreamClient stream = StreamClient.syncStream(vertx, TestAckpoint.portOf(deaf), token, "c1")) {
+        JsonObject line = stream.next().getJsonObject("checkpoint");
+        assertEquals("9", line.getString("write_checkpoint"));
+        long opened = Long.parseLong(line.getString("last_op_id"));
+        assertTrue(opened >= told, "acknowledged at sequence " + told + ", told at " + opened + " by the node that did not hear it");
+      }
+    } finally {
+      Await.result(engine.close());
+      Await.result(unaware.close());
     }
   }
 

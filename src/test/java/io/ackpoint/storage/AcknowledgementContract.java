@@ -71,11 +71,12 @@ interface AcknowledgementContract {
     store(H1, requested("u", 4));
     assertNull(Await.result(storage().latestAcknowledged(user("u"))), "pending is not acknowledged");
     Await.result(storage().markProcessed(H1));
-    assertEquals(4L, Await.result(storage().latestAcknowledged(user("u"))));
+    assertEquals(new Acknowledged(4, H1), Await.result(storage().latestAcknowledged(user("u"))));
     store(H2, requested("u", 8));
-    assertEquals(4L, Await.result(storage().latestAcknowledged(user("u"))), "the one row is pending again, at 8: 4 stays acknowledged");
-    Await.result(storage().markProcessed(H2));
-    assertEquals(8L, Await.result(storage().latestAcknowledged(user("u"))));
+    assertEquals(new Acknowledged(4, null), Await.result(storage().latestAcknowledged(user("u"))),
+        "the one row is pending again, at 8: 4 stays acknowledged, where it was passed is no longer held");
+    Await.result(storage().markProcessed(H3));
+    assertEquals(new Acknowledged(8, H3), Await.result(storage().latestAcknowledged(user("u"))));
     assertNull(Await.result(storage().latestAcknowledged(FullUserId.of("u", "other"))));
   }
 
@@ -136,11 +137,11 @@ interface AcknowledgementContract {
     Await.result(storage().storeCustom(H1, List.of(new CustomCheckpoint(user("app"), 5, false))));
     Await.result(storage().markProcessed(H1));
     Await.result(storage().storeCustom(H2, List.of(new CustomCheckpoint(user("app"), 9, false))));
-    assertEquals(5L, Await.result(storage().latestAcknowledged(user("app"))), "pending at 9: 5 stays acknowledged");
+    assertEquals(new Acknowledged(5, null), Await.result(storage().latestAcknowledged(user("app"))), "pending at 9: 5 stays acknowledged");
     Await.result(storage().storeCustom(H3, List.of(new CustomCheckpoint(user("app"), 12, true))));
-    assertEquals(5L, Await.result(storage().latestAcknowledged(user("app"))), "raised again while pending: still 5");
+    assertEquals(new Acknowledged(5, null), Await.result(storage().latestAcknowledged(user("app"))), "raised again while pending: still 5");
     Await.result(storage().markProcessed(H3));
-    assertEquals(12L, Await.result(storage().latestAcknowledged(user("app"))));
+    assertEquals(new Acknowledged(12, H3), Await.result(storage().latestAcknowledged(user("app"))));
   }
 
   @Test

@@ -264,10 +264,10 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
     store(H1, CheckpointWrite.generated(u));
     store(StorageBackend.H3, CheckpointWrite.generated(u));
     assertEquals(List.of(new Reached(u, 1)), Await.result(backend.storage().markProcessed(StorageBackend.H2)));
-    assertEquals(1L, Await.result(backend.storage().latestAcknowledged(u)));
+    assertEquals(new Acknowledged(1, null), Await.result(backend.storage().latestAcknowledged(u)));
     assertEquals(null, backend.row("u").processedAt(), "id 2 still waits for its own head");
     assertEquals(List.of(new Reached(u, 2)), Await.result(backend.storage().markProcessed(StorageBackend.H3)));
-    assertEquals(2L, Await.result(backend.storage().latestAcknowledged(u)));
+    assertEquals(new Acknowledged(2, StorageBackend.H3), Await.result(backend.storage().latestAcknowledged(u)));
   }
 
   /**
@@ -280,7 +280,7 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
     FullUserId u = StorageBackend.user("u");
     store(H1, CheckpointWrite.generated(u));
     assertEquals(List.of(new Reached(u, 1)), markWhileRaising(u, StorageBackend.H3, StorageBackend.H2));
-    assertEquals(1L, Await.result(backend.storage().latestAcknowledged(u)));
+    assertEquals(new Acknowledged(1, null), Await.result(backend.storage().latestAcknowledged(u)));
   }
 
   /**
@@ -300,7 +300,7 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
   void anAcknowledgedRowRaisedDuringTheStatementPastThePositionStaysPending() throws InterruptedException {
     FullUserId u = acknowledgedWithALeftoverEntry();
     assertEquals(List.of(), markWhileRaising(u, StorageBackend.H3, StorageBackend.H2));
-    assertEquals(1L, Await.result(backend.storage().latestAcknowledged(u)));
+    assertEquals(new Acknowledged(1, null), Await.result(backend.storage().latestAcknowledged(u)));
     assertEquals(List.of(new Reached(u, 2)), Await.result(backend.storage().markProcessed(StorageBackend.H3)));
   }
 
