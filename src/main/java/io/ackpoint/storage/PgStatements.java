@@ -396,7 +396,9 @@ final class PgStatements {
   /**
    * Queues the pending rows of the window of at most {@code $2} rows after id {@code $1}; answers the
    * window's last id, or null once the walk has passed the end. Bounded, so a big table is rebuilt
-   * in short statements. Rows without a head were never acknowledged and are not queued.
+   * in short statements. Rows without a head (no key {@code "1"}, or a JSON null there: older or
+   * hand-edited rows) were never acknowledged and are not queued; a null would fail every rebuild,
+   * and with it every acknowledgement.
    */
   static final String REBUILD_WINDOW = """
       WITH scanned AS MATERIALIZED (
@@ -404,7 +406,7 @@ final class PgStatements {
       ),
       queued AS (
         INSERT INTO ackpoint_pending (id, head, checkpoint)
-        SELECT id, lsns->>'1', write_checkpoint FROM scanned WHERE processed_at_lsn IS NULL AND lsns ? '1'
+        SELECT id, lsns->>'1', write_checkpoint FROM scanned WHERE processed_at_lsn IS NULL AND lsns->>'1' IS NOT NULL
       )
       SELECT %s FROM scanned
       """.formatted(window("id, lsns, processed_at_lsn, write_checkpoint", "$1", "$2"), nextWindow("$2"));

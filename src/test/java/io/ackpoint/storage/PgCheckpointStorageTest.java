@@ -196,6 +196,17 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
     assertEquals(List.of(), Await.result(backend.storage().markProcessed(H1)), "each once");
   }
 
+  /** A row without a head (older installs, a hand edit) is never acknowledged, and leaves the others be. */
+  @Test
+  void aPendingRowWhoseHeadIsNullDoesNotStopTheRebuiltQueue() {
+    backend.migrate();
+    sql.query("INSERT INTO ackpoint_write_checkpoints (user_id, client_id, write_checkpoint, lsns) VALUES ('legacy', '', 4, '{\"1\": null}')");
+    store(H1, CheckpointWrite.requested(FullUserId.of("u", "c"), 5));
+    sql.query("TRUNCATE ackpoint_pending");
+    assertEquals(List.of(new Reached(FullUserId.of("u", "c"), 5)), Await.result(backend.storage().markProcessed(H1)));
+    assertEquals(null, backend.row("legacy").processedAt());
+  }
+
   @Test
   void theRebuiltQueueHoldsEveryPendingRowAcrossItsWindows() {
     backend.migrate();
