@@ -70,6 +70,15 @@ public record AckpointAddresses(String prefix) {
     return internal("checkpoint.pending");
   }
 
+  /**
+   * A head (string) at which a batcher found that the source went back (see {@code SourceRewinds}),
+   * to the acknowledgement engine, on whichever node runs it; answered once the engine has started
+   * over, if its positions were ahead of that head.
+   */
+  public String sourceRewound() {
+    return internal("source.rewound");
+  }
+
   /** Local: the built-in follower's observed positions, as strings; trusted, since they come from the slot itself. */
   public String positionObserved() {
     return internal("replication.observed");

@@ -86,6 +86,7 @@ public final class AckEngine {
   /** Set by {@link #stop()}; completes once no statement runs, and none starts after. */
   private Promise<Void> stopping;
   private Future<Void> customStores = Future.succeededFuture();
+  private boolean abandoned;
 
   /**
    * {@code reachedAddress}: where each applied position is published, to every node's
@@ -136,8 +137,22 @@ public final class AckEngine {
     return stopping.future();
   }
 
+  /**
+   * Ends this engine without a last statement: the source went back, and a statement at its latest
+   * position would mark the new source's checkpoints as processed, their heads being before it. A
+   * statement running goes on (and announces what it marked); none starts after it, not even a retry.
+   */
+  void abandon() {
+    abandoned = true;
+  }
+
   private boolean stopped() {
-    return stopping != null && stopping.future().isComplete();
+    return abandoned || stopping != null && stopping.future().isComplete();
+  }
+
+  /** Whether this engine applied (observed) a position after {@code head}. */
+  boolean appliedBeyond(String head) {
+    return latest.compareTo(head) > 0;
   }
 
   public void observe(String position) {

@@ -10,6 +10,9 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonObject;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,6 +23,8 @@ import java.util.concurrent.TimeUnit;
  * every term of leadership.
  */
 public final class AckEngineVerticle extends VerticleBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(AckEngineVerticle.class);
 
   private static final long STOP_WAIT_MS = 5_000;
 
@@ -39,13 +44,37 @@ public final class AckEngineVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    engine = new AckEngine(vertx, storage, positions, addresses.positionReached(), addresses.positionHeard(), listener);
+    engine = newEngine();
     var bus = vertx.eventBus();
     return Future.all(
+        bus.<String>consumer(addresses.sourceRewound(), msg -> {
+          rewound(msg.body());
+          msg.reply(null);
+        }).completion(),
         bus.<String>localConsumer(addresses.positionObserved(), msg -> engine.observe(msg.body())).completion(),
         bus.<PendingCheckpoints>consumer(addresses.pendingCheckpoints(), msg -> engine.pending(msg.body())).completion(),
         bus.<JsonObject>localConsumer(addresses.customCheckpoints(), msg -> AckpointException.reply(msg,
             engine.custom(msg.body().getString("position"), CustomCheckpoints.checkpoints(msg.body())))).completion());
+  }
+
+  private AckEngine newEngine() {
+    return new AckEngine(vertx, storage, positions, addresses.positionReached(), addresses.positionHeard(), listener);
+  }
+
+  /**
+   * A batcher found that the source went back to {@code head} (see {@code SourceRewinds}). If this
+   * engine applied positions beyond it, a new engine takes over, as at a new term of leadership: it
+   * releases nothing before a position of the new source passes its head, and every node reads back
+   * from storage what it may have missed. The old one starts no statement after the one it may be
+   * running: at its latest position, that would mark the new source's checkpoints as passed.
+   */
+  private void rewound(String head) {
+    if (engine.appliedBeyond(head)) {
+      LOG.warn("the source went back to {}, before positions the acknowledgement engine applied: a new engine starts", head);
+      AckEngine old = engine;
+      engine = newEngine();
+      old.abandon();
+    }
   }
 
   /**

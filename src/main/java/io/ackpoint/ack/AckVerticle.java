@@ -93,8 +93,12 @@ public final class AckVerticle extends VerticleBase {
             return;
           }
           releasedAhead.recorded(msg.body().reached(), StatementNumber.of(msg.headers()));
-          if (!msg.headers().contains(READ_BACK_HEADER)) {
-            missed.heard(msg.body(), AnnouncingEngine.of(msg.headers()));
+          AnnouncingEngine engine = AnnouncingEngine.of(msg.headers());
+          if (msg.headers().contains(READ_BACK_HEADER)) {
+            heads.told(msg.body().checkpoint());
+          } else {
+            missed.heard(msg.body(), engine);
+            heads.reached(msg.body().position(), msg.body().checkpoint(), engine == null ? null : engine.id());
           }
           reached(msg.body());
         }).completion(),
@@ -109,7 +113,6 @@ public final class AckVerticle extends VerticleBase {
    * consumers only (every node tells its own, so each consumer hears it once).
    */
   private void reached(PositionReached reached) {
-    heads.reached(reached.position(), reached.checkpoint());
     for (Reached r : reached.reached()) {
       vertx.eventBus().publish(addresses.checkpointReached(),
           new CheckpointReached(r.user(), r.writeCheckpoint(), reached.position(), reached.checkpoint()), toLocalConsumers);
@@ -196,8 +199,22 @@ public final class AckVerticle extends VerticleBase {
     return source.readHead().map(head -> source.positions().ordinal(head));
   }
 
+  /**
+   * The legacy route's head, and a marker after it. A head before a position applied when it was
+   * asked for means that the source went back (see {@code SourceRewinds}): that position passes
+   * nothing of the new source's, and the engine is asked to start over.
+   */
   private void markHead(Message<Object> msg) {
+    String applied = heads.reached();
     AckpointException.reply(msg, source.readHead()
+        .onSuccess(head -> {
+          if (head.compareTo(applied) < 0) {
+            LOG.warn("the source's head went back from {} to {} (restored to an earlier point, or replaced by a server"
+                + " that was behind): acknowledgements start over at the new source's positions", applied, head);
+            heads.rewound();
+            vertx.eventBus().request(addresses.sourceRewound(), head);
+          }
+        })
         .compose(head -> source.forceMarker().map(head))
         .map(head -> new JsonObject().put("head", head)));
   }

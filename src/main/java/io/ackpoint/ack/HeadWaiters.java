@@ -7,21 +7,40 @@ import io.vertx.core.Vertx;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
  * The legacy route's waits: each completes with the checkpoint sequence once a position at or
  * beyond its head has been applied, on whichever node applied it, or fails at its deadline. Used on
  * one event loop.
+ *
+ * <p>Only the positions of the engine heard last count, from its first: a new engine may start
+ * below the one before it (its slot's confirmation lagged, or the source went back, see
+ * {@link #rewound}), and a head between the two is passed only once it applies a position past it.
+ * An engine heard before another is done: what it still announces (the statement it ran as the next
+ * took over) moves no wait.
  */
 final class HeadWaiters {
+
+  private static final int ENGINES = 16;
 
   private final Vertx vertx;
   private final TreeMap<String, List<Promise<Long>>> waiting = new TreeMap<>();
   private String reached = "";
   private long checkpoint;
+  /** The engine whose positions {@link #reached} follows; null before one said, or after a rewind. */
+  private String engine;
+  private final Set<String> retired = Collections.newSetFromMap(new LinkedHashMap<>(ENGINES, 0.75f, false) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+      return size() > ENGINES;
+    }
+  });
 
   HeadWaiters(Vertx vertx) {
     this.vertx = vertx;
@@ -51,12 +70,46 @@ final class HeadWaiters {
     return promise.future().onComplete(ar -> vertx.cancelTimer(timer));
   }
 
-  /** A position was applied somewhere: every wait for a head at or before it is over. */
-  void reached(String position, long sequence) {
-    if (position.compareTo(reached) > 0) {
+  /** The position applied last, "" before the first. */
+  String reached() {
+    return reached;
+  }
+
+  /** A position told at {@code sequence} that moves no wait (read back from storage: an engine's that may be done). */
+  void told(long sequence) {
+    checkpoint = Math.max(checkpoint, sequence);
+  }
+
+  /**
+   * The source went back (a head read after {@link #reached} was applied is before it): what was
+   * applied says nothing of the new source's heads, and the engine that applied it is done.
+   */
+  void rewound() {
+    if (engine != null) {
+      retired.add(engine);
+    }
+    engine = null;
+    reached = "";
+  }
+
+  /**
+   * A position was applied by {@code engineId} (null: an older node did not say): every wait for a
+   * head at or before it is over.
+   */
+  void reached(String position, long sequence, String engineId) {
+    checkpoint = Math.max(checkpoint, sequence);
+    if (engineId != null && !engineId.equals(engine)) {
+      if (retired.contains(engineId)) {
+        return;
+      }
+      if (engine != null) {
+        retired.add(engine);
+      }
+      engine = engineId;
+      reached = position;
+    } else if (position.compareTo(reached) > 0) {
       reached = position;
     }
-    checkpoint = Math.max(checkpoint, sequence);
     Map<String, List<Promise<Long>>> passed = waiting.headMap(reached, true);
     for (List<Promise<Long>> forHead : passed.values()) {
       forHead.forEach(p -> p.tryComplete(checkpoint));

@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
@@ -48,6 +49,7 @@ public final class CheckpointBatcher {
 
   private Consumer<PendingCheckpoints> released = ignored -> {
   };
+  private SourceRewinds rewinds = new SourceRewinds(head -> Future.succeededFuture());
   private List<Waiting> pending = new ArrayList<>();
   private int inFlight;
   private boolean dispatchScheduled;
@@ -86,10 +88,12 @@ public final class CheckpointBatcher {
 
   /**
    * Where each stored batch's pending checkpoints go, with their heads, before its callers are
-   * answered (the acknowledgement engine, which releases them as soon as replication passes).
+   * answered (the acknowledgement engine, which releases them as soon as replication passes), and
+   * where a head is told at which the source was found to have gone back ({@link SourceRewinds}).
    */
-  public void releaseTo(Consumer<PendingCheckpoints> released) {
+  public void releaseTo(Consumer<PendingCheckpoints> released, Function<String, Future<?>> rewound) {
     this.released = released;
+    this.rewinds = new SourceRewinds(rewound);
   }
 
   /**
@@ -194,6 +198,7 @@ public final class CheckpointBatcher {
     lastCoalesced = batch.size() >= 2 * writes.size();
     listener.batchStarted(batch.size(), writes.size());
     long started = System.nanoTime();
+    String floor = rewinds.floor();
     writer.write(writes)
         // No caller of the batch waits longer than this; its in-flight slot is worth more to the next batch.
         .timeout(requestTimeoutNanos, TimeUnit.NANOSECONDS)
@@ -202,7 +207,7 @@ public final class CheckpointBatcher {
           listener.batchFinished(System.nanoTime() - started, ar.succeeded());
           if (ar.succeeded()) {
             PendingCheckpoints waiting = PendingCheckpoints.of(ar.result().stored(), System.nanoTime());
-            if (!waiting.isEmpty()) {
+            if (rewinds.mayRelease(floor, ar.result().head()) && !waiting.isEmpty()) {
               released.accept(waiting);
             }
             complete(groups, ar.result());

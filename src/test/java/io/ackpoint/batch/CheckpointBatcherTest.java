@@ -110,7 +110,7 @@ class CheckpointBatcherTest {
       batcher.releaseTo(pending -> {
         released.add(pending);
         order.add("released");
-      });
+      }, head -> Future.succeededFuture());
       Future<CheckpointCreated> waits = batcher.submit(CheckpointCommand.generated(u("waits")));
       batcher.submit(CheckpointCommand.generated(u("done")));
       batcher.submit(CheckpointCommand.generated(u("headless")));
@@ -131,6 +131,55 @@ class CheckpointBatcherTest {
         test.completeNow();
       })));
     });
+  }
+
+  /**
+   * A source that went back (restored, or a standby that was behind took over) gives heads below
+   * positions the engine applied: the batch that finds it asks the engine to start over, and no
+   * batch hands it pending checkpoints until it has answered, which the engine would otherwise take
+   * for passed already.
+   */
+  @Test
+  void aHeadBelowOneReadBeforeAsksTheEngineToStartOverAndWithholdsPendingCheckpointsUntilItAnswered(VertxTestContext test) {
+    String before = "00000000/0000B000";
+    String back = "00000000/00000100";
+    String after = "00000000/00000200";
+    context.runOnContext(v -> {
+      CheckpointBatcher batcher = batcher(true);
+      List<String> released = new ArrayList<>();
+      List<String> rewound = new ArrayList<>();
+      io.vertx.core.Promise<Void> answer = io.vertx.core.Promise.promise();
+      batcher.releaseTo(pending -> released.add(pending.checkpoints().get(0).head()), head -> {
+        rewound.add(head);
+        return answer.future();
+      });
+      pendingBatch(batcher, "a", before)
+          .compose(a -> pendingBatch(batcher, "b", back))
+          .compose(b -> pendingBatch(batcher, "c", after))
+          .compose(c -> {
+            test.verify(() -> {
+              assertEquals(List.of(before), released, "withheld while the engine has not answered");
+              assertEquals(List.of(back), rewound);
+            });
+            answer.complete();
+            return pendingBatch(batcher, "d", after);
+          })
+          .onComplete(test.succeeding(d -> test.verify(() -> {
+            assertEquals(List.of(before, after), released);
+            assertEquals(List.of(back), rewound, "the heads after it are not a rewind");
+            test.completeNow();
+          })));
+    });
+  }
+
+  /** One batch of one generated checkpoint stored pending at {@code head}, its marker written. */
+  private Future<CheckpointCreated> pendingBatch(CheckpointBatcher batcher, String user, String head) {
+    Future<CheckpointCreated> created = batcher.submit(CheckpointCommand.generated(u(user)));
+    heads.next().onSuccess(read -> read.result().complete(head));
+    stores.next().onSuccess(store -> store.result().complete(new StoredBatch(
+        Map.of(u(user), new WriteOutcome.Stored(1, 1, true, head)), true)));
+    markers.next().onSuccess(marker -> marker.result().complete());
+    return created;
   }
 
   @Test

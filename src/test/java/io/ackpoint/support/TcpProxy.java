@@ -31,7 +31,13 @@ public final class TcpProxy {
   private volatile Promise<Void> connected;
   private final OnceSent seen = new OnceSent();
 
+  /** Where new connections go: {@link #retarget} changes it. */
+  private volatile String host;
+  private volatile int port;
+
   private TcpProxy(Vertx vertx, String host, int port) {
+    this.host = host;
+    this.port = port;
     this.client = vertx.createNetClient();
     this.server = vertx.createNetServer().connectHandler(downstream -> {
       downstream.pause();
@@ -39,7 +45,7 @@ public final class TcpProxy {
       if (waiting != null) {
         waiting.tryComplete();
       }
-      client.connect(port, host).onComplete(ar -> {
+      client.connect(this.port, this.host).onComplete(ar -> {
         if (ar.failed()) {
           downstream.close();
           return;
@@ -97,6 +103,12 @@ public final class TcpProxy {
 
   public int port() {
     return server.actualPort();
+  }
+
+  /** New connections go to {@code host}:{@code port} from now on (another server took over); open ones stay. */
+  public void retarget(String host, int port) {
+    this.host = host;
+    this.port = port;
   }
 
   /** The URI of {@code uri}'s database, reached through this proxy. */
