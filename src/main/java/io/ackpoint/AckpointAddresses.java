@@ -71,9 +71,10 @@ public record AckpointAddresses(String prefix) {
   }
 
   /**
-   * A head (string) at which a batcher found that the source went back (see {@code SourceRewinds}),
-   * to the acknowledgement engine, on whichever node runs it; answered once the engine has started
-   * over, if its positions were ahead of that head.
+   * A head (string) read after positions the acknowledgement engine applied (by a batcher that found
+   * the source went back, see {@code SourceRewinds}, or by the follower as it opens its stream), to
+   * the engine, on whichever node runs it: if it applied a position beyond that head, the source went
+   * back, and it starts over. Answered once that is done.
    */
   public String sourceRewound() {
     return internal("source.rewound");

@@ -62,11 +62,13 @@ public final class AckEngineVerticle extends VerticleBase {
   }
 
   /**
-   * A batcher found that the source went back to {@code head} (see {@code SourceRewinds}). If this
-   * engine applied positions beyond it, a new engine takes over, as at a new term of leadership: it
-   * releases nothing before a position of the new source passes its head, and every node reads back
-   * from storage what it may have missed. The old one starts no statement after the one it may be
-   * running: at its latest position, that would mark the new source's checkpoints as passed.
+   * A head read after the positions this engine applied: by a batcher that found that the source
+   * went back to it (see {@code SourceRewinds}), or by the follower as it opened its stream. If this
+   * engine applied a position beyond it, the source went back, and a new engine takes over, as at a
+   * new term of leadership: it releases nothing before a position of the new source passes its
+   * head, and every node reads back from storage what it may have missed. The old one starts no
+   * statement after the one it may be running: at its latest position, that would mark the new
+   * source's checkpoints as passed.
    */
   private void rewound(String head) {
     if (engine.appliedBeyond(head)) {

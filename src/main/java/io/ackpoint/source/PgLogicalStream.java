@@ -79,9 +79,11 @@ final class PgLogicalStream implements AutoCloseable {
   private long lastMessageNanos = System.nanoTime();
   private long lastReplyRequestNanos = System.nanoTime();
   private volatile boolean aborted;
+  private final String headAtOpen;
 
   private PgLogicalStream(Connection connection, PGReplicationStream stream, PgOutputDecoder decoder, Duration silenceLimit,
-                          Duration statusInterval) {
+                          Duration statusInterval, String headAtOpen) {
+    this.headAtOpen = headAtOpen;
     this.connection = connection;
     this.statusIntervalNanos = statusInterval.toNanos();
     this.stream = stream;
@@ -135,9 +137,11 @@ final class PgLogicalStream implements AutoCloseable {
     // connection is gone, and the follower reconnects.
     readTimeout(props, silenceLimit);
     Duration silence;
+    String head;
     try (Connection c = connector.connect(url, props)) {
       Publication.ensure(c, config.publication(), customTable);
       silence = max(silenceLimit, walSenderTimeout(c));
+      head = currentHead(c);
     }
     readTimeout(props, silence);
 
@@ -165,7 +169,7 @@ final class PgLogicalStream implements AutoCloseable {
           .withSlotOption("messages", "true")
           .withStatusInterval((int) config.statusInterval().toMillis(), TimeUnit.MILLISECONDS)
           .start();
-      return new PgLogicalStream(connection, stream, new PgOutputDecoder(customTable), silence, config.statusInterval());
+      return new PgLogicalStream(connection, stream, new PgOutputDecoder(customTable), silence, config.statusInterval(), head);
     } catch (SQLException | RuntimeException e) {
       connection.close();
       throw e;
@@ -187,6 +191,22 @@ final class PgLogicalStream implements AutoCloseable {
          ResultSet rs = s.executeQuery("SELECT setting::bigint FROM pg_settings WHERE name = 'wal_sender_timeout'")) {
       return Duration.ofMillis(rs.next() ? Math.max(0, rs.getLong(1)) : 0);
     }
+  }
+
+  private static String currentHead(Connection connection) throws SQLException {
+    try (Statement s = connection.createStatement();
+         ResultSet rs = s.executeQuery("SELECT pg_current_wal_lsn()::text")) {
+      rs.next();
+      return Lsn.format(rs.getString(1));
+    }
+  }
+
+  /**
+   * The source's head as the stream was opened: every position observed before, on the same source,
+   * is at or before it (see {@code AckEngineVerticle}, for a source that went back).
+   */
+  String headAtOpen() {
+    return headAtOpen;
   }
 
   private static Duration max(Duration a, Duration b) {

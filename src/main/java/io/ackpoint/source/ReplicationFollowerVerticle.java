@@ -155,6 +155,9 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
         status.following();
         // The slot exists from here on: every later commit will be seen.
         firstAttemptOver();
+        // Before any position of this stream: a head before what the engine applied means that the
+        // source went back (another server took over), and the engine starts over.
+        vertx.eventBus().request(addresses.sourceRewound(), stream.headAtOpen());
         context.runOnContext(v -> heartbeat());
         PgLogicalStream.Observed observed;
         while (!stopping.requested() && (observed = stream.next()) != null) {

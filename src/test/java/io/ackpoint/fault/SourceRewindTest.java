@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -28,67 +29,112 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 /**
  * The source is replaced, while Ackpoint runs, by a server whose position is behind what replication
  * had reached (a standby that was behind took over, or a backup was restored): a checkpoint stored
- * at the new server's head is acknowledged only once the new server's replication passes it, not at
- * once because the old server's positions were beyond it. Here the new server replicates nothing at
- * all (it has no replication slots), so every acknowledgement would be an early one.
+ * at the new server's head is acknowledged once the new server's replication passes it, and not at
+ * once because the old server's positions were beyond it.
  */
 @ExtendWith(VertxExtension.class)
 class SourceRewindTest {
 
+  /** Here the new server replicates nothing at all (it has no replication slots): every acknowledgement would be an early one. */
   @Test
-  void aCheckpointStoredAfterTheSourceWentBackWaitsForTheNewSourcesReplication(Vertx vertx, @TempDir Path dir) throws Exception {
-    String uri = TestDatabase.freshDatabase();
-    String name = uri.substring(uri.lastIndexOf('/') + 1);
-    try (EmbeddedPostgres behind = EmbeddedPostgres.builder()
-        .setDataDirectory(dir).setCleanDataDirectory(true)
-        .setServerConfig("wal_level", "logical")
-        .setServerConfig("max_replication_slots", "0")
-        .setServerConfig("synchronous_commit", "on")
-        .start()) {
-      String behindUri = "postgresql://postgres@localhost:" + behind.getPort() + "/" + name;
-      try (Sql postgres = new Sql(vertx, "postgresql://postgres@localhost:" + behind.getPort() + "/postgres")) {
-        postgres.query("CREATE DATABASE " + name);
-      }
-      try (Sql before = new Sql(vertx, uri); Sql after = new Sql(vertx, behindUri)) {
-        Await.result(PgMigrations.migrate(after.pool()));
-        // The old server's WAL well ahead of the new one's.
-        for (int i = 0; i < 3; i++) {
-          before.query("SELECT pg_switch_wal() FROM (SELECT pg_logical_emit_message(true, 'test', 'wal')) x");
-        }
-      }
-      TcpProxy proxy = TcpProxy.start(vertx, "localhost", TestDatabase.port());
-      try (RunningAckpoint app = RunningAckpoint.on(vertx, proxy.proxied(uri), c -> {
-        TestAckpoint.withFollower(c);
-        c.put("acknowledgement", new JsonObject().put("legacy_timeout", "2s"));
-        return c;
-      })) {
-        String token = TestKeys.token(vertx, "u");
-        JsonObject first = ApiClient.data(app.api.checkpointRequestAwaiting(token, "{\"client_id\":\"c\",\"checkpoint_request_id\":\"1\"}", 30));
-        assertEquals(true, first.getBoolean("acknowledged"), first.encode());
-
-        proxy.retarget("localhost", behind.getPort());
-        proxy.cutAll();
-
-        HttpResponse<Buffer> response = awaiting(app, token, "2");
-        for (int retry = 0; retry < 100 && response.statusCode() == 503; retry++) {
-          response = awaiting(app, token, "2"); // as a client retries a 503
-        }
-        assertEquals(200, response.statusCode(), response.bodyAsString());
+  void aCheckpointStoredAfterTheSourceWentBackIsNotAcknowledgedBeforeTheNewSourceReplicatesIt(Vertx vertx, @TempDir Path dir)
+      throws IOException {
+    try (EmbeddedPostgres behind = server(dir, "0")) {
+      replaced(vertx, behind, (app, token, next) -> {
+        HttpResponse<Buffer> response = awaitingStored(app, token, "2");
         assertEquals(false, ApiClient.data(response).getBoolean("acknowledged"), response.bodyAsString());
-        HttpResponse<Buffer> legacy = ApiClient.send(app.api.request(HttpMethod.GET, "/write-checkpoint.json")
-            .putHeader("Authorization", "Bearer " + token), null);
+        HttpResponse<Buffer> legacy = legacy(app, token);
         assertEquals(504, legacy.statusCode(), legacy.bodyAsString());
-        try (Sql after = new Sql(vertx, behindUri)) {
+        try (Sql after = new Sql(vertx, next)) {
           assertNull(after.query("SELECT processed_at_lsn FROM ackpoint_write_checkpoints WHERE user_id = 'u'")
               .iterator().next().getString(0), "pending in storage too");
         }
-      } finally {
-        proxy.close();
+      });
+    }
+  }
+
+  @Test
+  void afterTheSourceWentBackCheckpointsAreAcknowledgedByTheNewSourcesReplication(Vertx vertx, @TempDir Path dir)
+      throws IOException {
+    try (EmbeddedPostgres behind = server(dir, "4")) {
+      replaced(vertx, behind, (app, token, next) -> {
+        HttpResponse<Buffer> response = awaitingStored(app, token, "2");
+        for (int retry = 0; retry < 15 && !ApiClient.data(response).getBoolean("acknowledged"); retry++) {
+          // Until the follower has found the new server (it retries with a backoff): sent again, as a client would.
+          response = awaitingStored(app, token, "2");
+        }
+        assertEquals(true, ApiClient.data(response).getBoolean("acknowledged"), response.bodyAsString());
+        HttpResponse<Buffer> legacy = legacy(app, token);
+        assertEquals(200, legacy.statusCode(), legacy.bodyAsString());
+      });
+    }
+  }
+
+  private interface AfterTheSwitch {
+    /** {@code next}: the URI of the database on the server that took over. */
+    void check(RunningAckpoint app, String token, String next);
+  }
+
+  /**
+   * Runs Ackpoint on a database of the test server, through a proxy, until a checkpoint is
+   * acknowledged; then the proxy leads to a database of that name on {@code behind}, whose WAL is
+   * behind the test server's, and its open connections are cut.
+   */
+  private static void replaced(Vertx vertx, EmbeddedPostgres behind, AfterTheSwitch after) {
+    String uri = TestDatabase.freshDatabase();
+    String name = uri.substring(uri.lastIndexOf('/') + 1);
+    try (Sql postgres = new Sql(vertx, "postgresql://postgres@localhost:" + behind.getPort() + "/postgres")) {
+      postgres.query("CREATE DATABASE " + name);
+    }
+    String nextUri = "postgresql://postgres@localhost:" + behind.getPort() + "/" + name;
+    try (Sql before = new Sql(vertx, uri); Sql next = new Sql(vertx, nextUri)) {
+      Await.result(PgMigrations.migrate(next.pool()));
+      // The old server's WAL well ahead of the new one's.
+      for (int i = 0; i < 3; i++) {
+        before.query("SELECT pg_switch_wal() FROM (SELECT pg_logical_emit_message(true, 'test', 'wal')) x");
       }
     }
+    TcpProxy proxy = TcpProxy.start(vertx, "localhost", TestDatabase.port());
+    try (RunningAckpoint app = RunningAckpoint.on(vertx, proxy.proxied(uri), c -> {
+      TestAckpoint.withFollower(c);
+      c.put("acknowledgement", new JsonObject().put("legacy_timeout", "2s"));
+      return c;
+    })) {
+      String token = TestKeys.token(vertx, "u");
+      JsonObject first = ApiClient.data(app.api.checkpointRequestAwaiting(token, "{\"client_id\":\"c\",\"checkpoint_request_id\":\"1\"}", 30));
+      assertEquals(true, first.getBoolean("acknowledged"), first.encode());
+      proxy.retarget("localhost", behind.getPort());
+      proxy.cutAll();
+      after.check(app, token, nextUri);
+    } finally {
+      proxy.close();
+    }
+  }
+
+  private static EmbeddedPostgres server(Path dir, String replicationSlots) throws IOException {
+    return EmbeddedPostgres.builder()
+        .setDataDirectory(dir).setCleanDataDirectory(true)
+        .setServerConfig("wal_level", "logical")
+        .setServerConfig("max_replication_slots", replicationSlots)
+        .setServerConfig("synchronous_commit", "on")
+        .start();
+  }
+
+  /** A checkpoint request waiting 2 s for its acknowledgement, sent again while storage answers 503 (its connections were cut). */
+  private static HttpResponse<Buffer> awaitingStored(RunningAckpoint app, String token, String id) {
+    HttpResponse<Buffer> response = awaiting(app, token, id);
+    for (int retry = 0; retry < 100 && response.statusCode() == 503; retry++) {
+      response = awaiting(app, token, id);
+    }
+    assertEquals(200, response.statusCode(), response.bodyAsString());
+    return response;
   }
 
   private static HttpResponse<Buffer> awaiting(RunningAckpoint app, String token, String id) {
     return app.api.checkpointRequestAwaiting(token, "{\"client_id\":\"c\",\"checkpoint_request_id\":\"" + id + "\"}", 2);
+  }
+
+  private static HttpResponse<Buffer> legacy(RunningAckpoint app, String token) {
+    return ApiClient.send(app.api.request(HttpMethod.GET, "/write-checkpoint.json").putHeader("Authorization", "Bearer " + token), null);
   }
 }
