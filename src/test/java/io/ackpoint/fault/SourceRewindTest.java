@@ -1,6 +1,8 @@
 package io.ackpoint.fault;
 
+import io.ackpoint.ack.AckEngineVerticle;
 import io.ackpoint.storage.PgMigrations;
+import io.ackpoint.support.LogCapture;
 import io.ackpoint.support.ApiClient;
 import io.ackpoint.support.Await;
 import io.ackpoint.support.RunningAckpoint;
@@ -22,9 +24,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The source is replaced, while Ackpoint runs, by a server whose position is behind what replication
@@ -66,6 +71,25 @@ class SourceRewindTest {
         assertEquals(true, ApiClient.data(response).getBoolean("acknowledged"), response.bodyAsString());
         HttpResponse<Buffer> legacy = legacy(app, token);
         assertEquals(200, legacy.statusCode(), legacy.bodyAsString());
+      });
+    }
+  }
+
+  /** No batch is stored on the new server before the follower opens its stream there: it is the follower that finds it. */
+  @Test
+  void theFollowerFindsASourceThatWentBackAsItOpensItsStream(Vertx vertx, @TempDir Path dir) throws IOException {
+    try (EmbeddedPostgres behind = server(dir, "4");
+         LogCapture engine = LogCapture.of(AckEngineVerticle.class.getName());
+         LogCapture batches = LogCapture.of("io.ackpoint.batch.SourceRewinds")) {
+      replaced(vertx, behind, (app, token, next) -> {
+        try {
+          assertTrue(engine.awaitMessage("WARN", Duration.ofSeconds(30)).contains("a new engine starts"));
+        } catch (InterruptedException e) {
+          throw new AssertionError(e);
+        }
+        assertEquals(List.of(), batches.messages("WARN"), "no batch was stored since the switch");
+        HttpResponse<Buffer> response = awaitingStored(app, token, "2");
+        assertEquals(true, ApiClient.data(response).getBoolean("acknowledged"), response.bodyAsString());
       });
     }
   }
