@@ -98,13 +98,22 @@ final class PgLogicalStream implements AutoCloseable {
    * checkpoint mode), else the publication stays empty.
    */
   static PgLogicalStream open(String uri, ReplicationConfig config, CustomTable customTable) throws SQLException {
-    return open(uri, config, customTable, silenceLimit(config), DriverManager::getConnection);
+    return open(uri, config, customTable, silenceLimit(config), DriverManager::getConnection, false);
   }
 
   /** Like {@link #open(String, ReplicationConfig, CustomTable)}, its connections opened by {@code connector}. */
   static PgLogicalStream open(String uri, ReplicationConfig config, CustomTable customTable, Connector connector)
       throws SQLException {
-    return open(uri, config, customTable, silenceLimit(config), connector);
+    return open(uri, config, customTable, silenceLimit(config), connector, false);
+  }
+
+  /**
+   * Like {@link #open(String, ReplicationConfig, CustomTable, Connector)}, the slot dropped first and
+   * created again at the present: for generated checkpoints only, whose slot can no longer decode on
+   * (see {@link ReplicationFailures#publicationDropped}).
+   */
+  static PgLogicalStream openOnANewSlot(String uri, ReplicationConfig config, Connector connector) throws SQLException {
+    return open(uri, config, null, silenceLimit(config), connector, true);
   }
 
   /**
@@ -113,11 +122,11 @@ final class PgLogicalStream implements AutoCloseable {
    */
   static PgLogicalStream open(String uri, ReplicationConfig config, CustomTable customTable, Duration silenceLimit)
       throws SQLException {
-    return open(uri, config, customTable, silenceLimit, DriverManager::getConnection);
+    return open(uri, config, customTable, silenceLimit, DriverManager::getConnection, false);
   }
 
   private static PgLogicalStream open(String uri, ReplicationConfig config, CustomTable customTable, Duration silenceLimit,
-                                      Connector connector) throws SQLException {
+                                      Connector connector, boolean newSlot) throws SQLException {
     PgConnectOptions options = PgConnectOptions.fromUri(uri);
     String url = "jdbc:postgresql://" + options.getHost() + ":" + options.getPort() + "/" + options.getDatabase();
     Properties props = new Properties();
@@ -151,6 +160,11 @@ final class PgLogicalStream implements AutoCloseable {
     Connection connection = connector.connect(url, props);
     try {
       PGConnection pg = connection.unwrap(PGConnection.class);
+      if (newSlot && dropInactive(connection, config.slotName())) {
+        LOG.warn("replication slot {} dropped and created again: it could not decode past the moment its publication {}"
+            + " was dropped; the marker written after this reconnect acknowledges what is pending",
+            config.slotName(), config.publication());
+      }
       if (customTable == null && dropIfInvalidated(connection, config.slotName())) {
         LOG.warn("replication slot {} was invalidated by the source (it held back more WAL than max_slot_wal_keep_size"
             + " allows): dropped and created again; the marker written after this reconnect acknowledges what is pending",
@@ -224,6 +238,16 @@ final class PgLogicalStream implements AutoCloseable {
     // wal_status read through to_jsonb: the column exists from PostgreSQL 13 on.
     try (PreparedStatement s = connection.prepareStatement("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots r"
         + " WHERE slot_name = ? AND NOT active AND to_jsonb(r) ->> 'wal_status' = 'lost'")) {
+      s.setString(1, slot);
+      try (ResultSet rs = s.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
+  private static boolean dropInactive(Connection connection, String slot) throws SQLException {
+    try (PreparedStatement s = connection.prepareStatement("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
+        + " WHERE slot_name = ? AND NOT active")) {
       s.setString(1, slot);
       try (ResultSet rs = s.executeQuery()) {
         return rs.next();

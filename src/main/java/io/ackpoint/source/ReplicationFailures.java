@@ -18,10 +18,23 @@ final class ReplicationFailures {
 
   private final String slot;
   private final String role;
+  private final boolean custom;
 
-  ReplicationFailures(String slot, String role) {
+  ReplicationFailures(String slot, String role, boolean custom) {
     this.slot = slot;
     this.role = role;
+    this.custom = custom;
+  }
+
+  /**
+   * Whether the stream failed because the publication it names was dropped: the walsender decodes
+   * each change with the catalog as it was when the change was written, so one written while the
+   * publication did not exist fails every time, at the same position, even once the publication is
+   * there again (the follower creates it at each connect). Only a new slot goes on.
+   */
+  static boolean publicationDropped(Throwable failure) {
+    return failure instanceof SQLException sql && "42704".equals(sql.getSQLState())
+        && oneLine(failure).startsWith("publication ");
   }
 
   String reason(Throwable failure) {
@@ -43,6 +56,12 @@ final class ReplicationFailures {
       case "28000", "28P01" -> "the source refused the follower's login as \"" + role + "\": " + message
           + " (pg_hba.conf must allow a replication connection for this role, and the password must match)";
       case "42P01" -> "a table the follower needs does not exist: " + message;
+      case "42704" -> publicationDropped(failure)
+          ? "the publication was dropped while the slot followed it, and the slot cannot decode past that moment: "
+          + message + (custom ? " (in custom mode the slot is kept, since what it has not decoded may hold custom checkpoints:"
+          + " drop the slot \"" + slot + "\" by hand, and whatever custom checkpoints it had not sent are lost)"
+          : " (the slot is dropped and created again)")
+          : "replication stream lost: " + message + " (SQLSTATE " + state + ")";
       default -> (state.startsWith("08") ? "cannot reach the source for replication: " : "replication stream lost: ")
           + message + " (SQLSTATE " + state + ")";
     };

@@ -62,7 +62,7 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
     this.addresses = addresses;
     this.listener = listener;
     this.status = new FollowerStatus("replication slot " + config.slotName(), listener);
-    this.failures = new ReplicationFailures(config.slotName(), PgConnectOptions.fromUri(uri).getUser());
+    this.failures = new ReplicationFailures(config.slotName(), PgConnectOptions.fromUri(uri).getUser(), customTable != null);
   }
 
   @Override
@@ -147,10 +147,13 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
 
   private void followUntilStopped() {
     long backoff = 100;
+    boolean newSlot = false;
     while (!stopping.requested()) {
-      try (PgLogicalStream stream = PgLogicalStream.open(uri, config, customTable, stopping)) {
+      try (PgLogicalStream stream = newSlot
+          ? PgLogicalStream.openOnANewSlot(uri, config, stopping)
+          : PgLogicalStream.open(uri, config, customTable, stopping)) {
         current = stream;
-        backoff = 100;
+        newSlot = false;
         // The status first: readiness is right as soon as start() completes.
         status.following();
         // The slot exists from here on: every later commit will be seen.
@@ -168,8 +171,12 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
           }
           vertx.eventBus().send(addresses.positionObserved(), observed.position());
           stream.confirm(observed.position());
+          // Only a stream that delivers is a success: one that fails at its first change, every time,
+          // would otherwise be opened again every 100 ms.
+          backoff = 100;
         }
       } catch (SQLException | RuntimeException | Error e) {
+        newSlot = customTable == null && ReplicationFailures.publicationDropped(e);
         // A stream aborted on purpose (stopped, or its custom table no longer published) has not failed.
         if (!stopping.requested() && (current == null || !current.aborted())) {
           if (e instanceof Error) {
