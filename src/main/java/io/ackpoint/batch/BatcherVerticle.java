@@ -16,6 +16,7 @@ import io.ackpoint.core.LocalCodec;
 import io.ackpoint.core.PendingCheckpointsCodec;
 import io.ackpoint.source.ReplicationSource;
 import io.ackpoint.storage.CheckpointStorage;
+import io.ackpoint.storage.ReadOnlyStorageException;
 import io.ackpoint.storage.HeadStoringWriter;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -127,9 +128,13 @@ public final class BatcherVerticle extends VerticleBase {
   private void health(Message<Object> msg) {
     Future<Void> storageUp = storage.ping().timeout(HEALTH_CHECK_MS, TimeUnit.MILLISECONDS);
     Future<String> sourceUp = source.readHead().timeout(HEALTH_CHECK_MS, TimeUnit.MILLISECONDS);
-    Future.join(storageUp, sourceUp).onComplete(ar -> msg.reply(new JsonObject()
-        .put("storage", storageUp.succeeded())
-        .put("source", sourceUp.succeeded())));
+    Future.join(storageUp, sourceUp).onComplete(ar -> {
+      JsonObject health = new JsonObject().put("storage", storageUp.succeeded()).put("source", sourceUp.succeeded());
+      if (storageUp.cause() instanceof ReadOnlyStorageException readOnly) {
+        health.put("storage_problem", readOnly.getMessage());
+      }
+      msg.reply(health);
+    });
   }
 
   /**

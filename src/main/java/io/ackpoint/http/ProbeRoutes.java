@@ -55,7 +55,7 @@ final class ProbeRoutes {
       boolean source = databases.result().getBoolean("source", false);
       List<String> reasons = new ArrayList<>();
       if (!storage) {
-        reasons.add("storage does not answer");
+        reasons.add(databases.result().getString("storage_problem", "storage does not answer"));
       }
       if (!source) {
         reasons.add("the source does not answer");

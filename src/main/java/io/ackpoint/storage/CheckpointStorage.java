@@ -54,6 +54,9 @@ public interface CheckpointStorage extends CheckpointWriter {
   /** How many checkpoint rows storage holds. */
   Future<Long> count();
 
-  /** Succeeds when storage answers a trivial query. */
+  /**
+   * Succeeds when storage answers a trivial query; fails with a {@link ReadOnlyStorageException} when
+   * it answers but would take no write.
+   */
   Future<Void> ping();
 }

@@ -371,7 +371,9 @@ public final class PgCheckpointStorage implements CheckpointStorage {
 
   @Override
   public Future<Void> ping() {
-    return guarded(pool.query("SELECT 1").execute().mapEmpty());
+    return guarded(pool.query("SELECT current_setting('transaction_read_only') = 'on'").execute())
+        .compose(rows -> rows.iterator().next().getBoolean(0)
+            ? Future.failedFuture(new ReadOnlyStorageException()) : Future.succeededFuture());
   }
 
   /** Marking failed after some of its statements committed: rows are marked that nobody was told of. */

@@ -71,6 +71,26 @@ class ReadinessTest {
     }
   }
 
+  /** A read-only database answers every query and takes no write: no checkpoint can be stored, none acknowledged. */
+  @Test
+  void aReadOnlyStorageDatabaseIsNotReadyAndSaysSo() {
+    app = RunningAckpoint.fresh(vertx, c -> c);
+    assertTrue(ready(Readiness.probe(app)));
+    String database = app.database.substring(app.database.lastIndexOf('/') + 1);
+    try (Sql admin = new Sql(vertx, TestDatabase.freshDatabase())) {
+      admin.query("ALTER DATABASE " + database + " SET default_transaction_read_only = on");
+      // Ackpoint's pools connect again, and their new sessions take the setting.
+      admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", database);
+      JsonObject readiness = Readiness.await(vertx, app, r -> !r.getBoolean("storage"));
+      assertEquals(false, readiness.getBoolean("ready"), readiness.encode());
+      assertTrue(readiness.getString("reason").contains("read-only"), readiness.encode());
+
+      admin.query("ALTER DATABASE " + database + " RESET default_transaction_read_only");
+      admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", database);
+      Readiness.await(vertx, app, r -> r.getBoolean("ready"));
+    }
+  }
+
   @Test
   void aSourceRoleWithoutTheReplicationAttributeIsNotReadyAndNamesThePrivilege() {
     String db = TestDatabase.freshDatabase();
