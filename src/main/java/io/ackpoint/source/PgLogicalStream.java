@@ -255,10 +255,25 @@ final class PgLogicalStream implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether the slot exists; one made by another program for another output plugin is refused with a
+   * reason that says so (its stream would fail on an option that plugin does not know).
+   */
   private static boolean slotExists(Connection connection, String slot) throws SQLException {
-    try (Statement s = connection.createStatement();
-         ResultSet rs = s.executeQuery("SELECT slot_name FROM pg_replication_slots WHERE slot_name = '" + slot + "'")) {
-      return rs.next();
+    try (PreparedStatement s = connection.prepareStatement("SELECT plugin FROM pg_replication_slots WHERE slot_name = ?")) {
+      s.setString(1, slot);
+      try (ResultSet rs = s.executeQuery()) {
+        if (!rs.next()) {
+          return false;
+        }
+        String plugin = rs.getString(1);
+        if (!"pgoutput".equals(plugin)) {
+          throw new FollowerFailure("replication slot \"" + slot + "\" is another program's: it decodes with "
+              + (plugin == null ? "no output plugin (a physical slot)" : "the output plugin " + plugin) + ", not pgoutput"
+              + " (give Ackpoint its own replication.slot_name, or drop that slot if nothing uses it)");
+        }
+        return true;
+      }
     }
   }
 

@@ -81,13 +81,37 @@ class ReadinessTest {
       admin.query("ALTER DATABASE " + database + " SET default_transaction_read_only = on");
       // Ackpoint's pools connect again, and their new sessions take the setting.
       admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", database);
-      JsonObject readiness = Readiness.await(vertx, app, r -> !r.getBoolean("storage"));
+      // Until the pools have connected again, storage does not answer at all.
+      JsonObject readiness = Readiness.await(vertx, app, r -> r.getString("reason", "").contains("read-only"));
       assertEquals(false, readiness.getBoolean("ready"), readiness.encode());
-      assertTrue(readiness.getString("reason").contains("read-only"), readiness.encode());
+      assertEquals(false, readiness.getBoolean("storage"), readiness.encode());
 
       admin.query("ALTER DATABASE " + database + " RESET default_transaction_read_only");
       admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", database);
       Readiness.await(vertx, app, r -> r.getBoolean("ready"));
+    }
+  }
+
+  @Test
+  void aSlotOfAnotherOutputPluginUnderAckpointsNameIsNotReadyAndSaysWhose() {
+    String db = TestDatabase.freshDatabase();
+    JsonObject config = TestAckpoint.withFollower(TestAckpoint.configJson(db));
+    String slot = TestAckpoint.slotOf(config);
+    try (Sql admin = new Sql(vertx, db)) {
+      admin.query("SELECT pg_create_logical_replication_slot($1, 'test_decoding')", slot);
+      try {
+        app = RunningAckpoint.on(vertx, db, c -> config);
+        JsonObject readiness = Readiness.await(vertx, app, r -> r.containsKey("reason"));
+        assertEquals(false, readiness.getBoolean("replication"), readiness.encode());
+        assertTrue(readiness.getString("reason").contains("decodes with the output plugin test_decoding, not pgoutput"),
+            readiness.encode());
+      } finally {
+        if (app != null) {
+          app.close();
+          app = null;
+        }
+        admin.query("SELECT pg_drop_replication_slot($1)", slot);
+      }
     }
   }
 
