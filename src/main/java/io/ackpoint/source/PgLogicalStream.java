@@ -160,7 +160,7 @@ final class PgLogicalStream implements AutoCloseable {
     Connection connection = connector.connect(url, props);
     try {
       PGConnection pg = connection.unwrap(PGConnection.class);
-      if (newSlot && dropInactive(connection, config.slotName())) {
+      if (newSlot && dropInactive(connection, config.slotName(), "true")) {
         LOG.warn("replication slot {} dropped and created again: it could not decode past the moment its publication {}"
             + " was dropped; the marker written after this reconnect acknowledges what is pending",
             config.slotName(), config.publication());
@@ -236,18 +236,13 @@ final class PgLogicalStream implements AutoCloseable {
    */
   private static boolean dropIfInvalidated(Connection connection, String slot) throws SQLException {
     // wal_status read through to_jsonb: the column exists from PostgreSQL 13 on.
-    try (PreparedStatement s = connection.prepareStatement("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots r"
-        + " WHERE slot_name = ? AND NOT active AND to_jsonb(r) ->> 'wal_status' = 'lost'")) {
-      s.setString(1, slot);
-      try (ResultSet rs = s.executeQuery()) {
-        return rs.next();
-      }
-    }
+    return dropInactive(connection, slot, "to_jsonb(r) ->> 'wal_status' = 'lost'");
   }
 
-  private static boolean dropInactive(Connection connection, String slot) throws SQLException {
-    try (PreparedStatement s = connection.prepareStatement("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
-        + " WHERE slot_name = ? AND NOT active")) {
+  /** Drops the slot if no process streams from it and {@code condition} holds of its row {@code r} of pg_replication_slots. */
+  private static boolean dropInactive(Connection connection, String slot, String condition) throws SQLException {
+    try (PreparedStatement s = connection.prepareStatement("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots r"
+        + " WHERE slot_name = ? AND NOT active AND " + condition)) {
       s.setString(1, slot);
       try (ResultSet rs = s.executeQuery()) {
         return rs.next();
