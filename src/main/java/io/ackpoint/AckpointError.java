@@ -4,6 +4,8 @@ import io.vertx.core.Future;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Every error Ackpoint answers, once: its stable code, the HTTP status it is answered with (also the
@@ -113,6 +115,14 @@ public enum AckpointError {
   /** This error, caused by {@code cause}, whose message is added to the description. */
   public AckpointException exception(Throwable cause) {
     String detail = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
-    return new AckpointException(this, description + ": " + detail, cause);
+    Matcher nativeCall = NATIVE_CALL_FAILED.matcher(detail);
+    return new AckpointException(this, description + ": " + (nativeCall.matches() ? nativeCall.group(1) : detail), cause);
   }
+
+  /**
+   * How Netty's native transport words a failed system call, {@code recvAddress(..) failed with
+   * error(-104): Connection reset by peer}: the call and the errno say nothing to a client or an
+   * operator that the text after them does not.
+   */
+  private static final Pattern NATIVE_CALL_FAILED = Pattern.compile("\\w+\\(\\.\\.\\) failed(?: with error\\(-?\\d+\\))?: (.+)", Pattern.DOTALL);
 }

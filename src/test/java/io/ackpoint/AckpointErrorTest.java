@@ -21,4 +21,13 @@ class AckpointErrorTest {
     AckpointException inner = AckpointError.SOURCE_UNAVAILABLE.exception(new IllegalStateException("gone"));
     assertSame(inner, AckpointError.STORAGE_UNAVAILABLE.onFailure(Future.failedFuture(inner)).cause());
   }
+
+  /** Netty's native transport names the system call and the errno before what happened; clients and operators read the latter. */
+  @Test
+  void aNativeTransportFailureIsToldByWhatHappened() {
+    assertEquals("checkpoint storage is unavailable: Connection reset by peer", AckpointError.STORAGE_UNAVAILABLE.exception(
+        new java.io.IOException("recvAddress(..) failed with error(-104): Connection reset by peer")).description());
+    assertEquals("checkpoint storage is unavailable: Connection refused", AckpointError.STORAGE_UNAVAILABLE.exception(
+        new java.io.IOException("finishConnect(..) failed: Connection refused")).description());
+  }
 }
