@@ -57,8 +57,8 @@ final class Admission implements Handler<RoutingContext> {
         ctx.vertx().cancelTimer(waitTimer);
       }
       Slot slot = new Slot(queue);
-      if (ctx.response().closed()) {
-        // The client gave up while it waited: nothing will end this response.
+      if (RequestEnd.over(ctx)) {
+        // The client gave up while it waited (see RequestEnd: its connection may not say closed yet).
         slot.release();
         return;
       }

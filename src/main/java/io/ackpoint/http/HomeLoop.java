@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The router's first handler: a request served on another event loop than the one the router was
+ * The router's first handler after {@link RequestEnd}: a request served on another event loop than the one the router was
  * made on is refused (500), naming the fix. What the routes keep (the turn's commands for the
  * batcher, the stream subscribers, the admission queues) belongs to that loop and is used without
  * locks, so a host that mounted one router into servers of several loops (verticle instances

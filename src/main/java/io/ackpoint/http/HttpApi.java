@@ -98,6 +98,7 @@ public final class HttpApi {
                                TransferCodings transferCodings, CheckpointRoutes checkpoints, AtomicBoolean closed) {
     AckpointConfig config = settings.config();
     Router router = Router.router(vertx);
+    router.route().handler(RequestEnd::watch);
     router.route().handler(homeLoop);
     // Then: a request pipelined behind one framed by a transfer coding is answered by nothing.
     router.route().handler(transferCodings::fence);
