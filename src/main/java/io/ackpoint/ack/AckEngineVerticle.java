@@ -33,6 +33,8 @@ public final class AckEngineVerticle extends VerticleBase {
   private final AckListener listener;
   private final AckpointAddresses addresses;
   private AckEngine engine;
+  /** The head of the source that went back, for which the running engine was started; "" for one started with the verticle. */
+  private String startedAt = "";
 
   public AckEngineVerticle(CheckpointStorage storage, PositionFormat positions, AckListener listener,
                            AckpointAddresses addresses) {
@@ -71,10 +73,15 @@ public final class AckEngineVerticle extends VerticleBase {
    * source's checkpoints as passed.
    */
   private void rewound(String head) {
-    if (engine.appliedBeyond(head)) {
+    // A head at or after the one this engine was started for was read on the new source: the same
+    // rewind told again (the follower and each node's batcher find it), however far this engine has
+    // gone since. A second rewind to such a head cannot be told apart from it (see README).
+    boolean toldAgain = !startedAt.isEmpty() && head.compareTo(startedAt) >= 0;
+    if (!toldAgain && engine.appliedBeyond(head)) {
       LOG.warn("the source went back to {}, before positions the acknowledgement engine applied: a new engine starts", head);
       AckEngine old = engine;
       engine = newEngine();
+      startedAt = head;
       old.abandon();
     }
   }

@@ -208,9 +208,8 @@ public final class AckVerticle extends VerticleBase {
     String applied = heads.reached();
     AckpointException.reply(msg, source.readHead()
         .onSuccess(head -> {
-          if (head.compareTo(applied) < 0) {
-            LOG.warn("the source's head went back from {} to {} (restored to an earlier point, or replaced by a server"
-                + " that was behind): acknowledgements start over at the new source's positions", applied, head);
+          if (source.headsOrdered() && head.compareTo(applied) < 0) {
+            LOG.warn(ReplicationSource.wentBack(applied, head));
             heads.rewound();
             vertx.eventBus().request(addresses.sourceRewound(), head);
           }

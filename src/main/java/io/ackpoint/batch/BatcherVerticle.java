@@ -39,10 +39,7 @@ public final class BatcherVerticle extends VerticleBase {
 
   /** How long a health check waits for each database: less than the probes' 5 s (and the status route's) wait for the reply. */
   private static final long HEALTH_CHECK_MS = 2_000;
-  /**
-   * How long batches withhold their pending checkpoints from the engine after a rewind, at most: its
-   * answer, or a failure (no engine runs, or it is gone), ends that at once.
-   */
+  /** How long the engine may take to answer a rewind, before it is asked again with the next batch. */
   private static final DeliveryOptions REWIND_ANSWER = new DeliveryOptions().setSendTimeout(10_000);
 
   private final ReplicationSource source;
@@ -76,7 +73,7 @@ public final class BatcherVerticle extends VerticleBase {
     DeliveryOptions toEngine = PendingCheckpointsCodec.toEngine(vertx);
     var bus = vertx.eventBus();
     batcher.releaseTo(waiting -> bus.send(addresses.pendingCheckpoints(), waiting, toEngine),
-        head -> bus.request(addresses.sourceRewound(), head, REWIND_ANSWER));
+        source.headsOrdered() ? head -> bus.request(addresses.sourceRewound(), head, REWIND_ANSWER) : null);
     consumers.add(bus.consumer(addresses.checkpointCreate(), this::create));
     consumers.add(bus.<CheckpointCommands>localConsumer(addresses.checkpointSubmit(), msg -> submitAll(msg, asOutcomes)));
     consumers.add(bus.localConsumer(addresses.health(), this::health));

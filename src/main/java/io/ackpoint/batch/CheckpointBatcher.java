@@ -47,9 +47,8 @@ public final class CheckpointBatcher {
   private final long minIntervalNanos;
   private final LongSupplier nanoClock;
 
-  private Consumer<PendingCheckpoints> released = ignored -> {
-  };
-  private SourceRewinds rewinds = new SourceRewinds(head -> Future.succeededFuture());
+  private SourceRewinds rewinds = new SourceRewinds(ignored -> {
+  }, null);
   private List<Waiting> pending = new ArrayList<>();
   private int inFlight;
   private boolean dispatchScheduled;
@@ -89,11 +88,11 @@ public final class CheckpointBatcher {
   /**
    * Where each stored batch's pending checkpoints go, with their heads, before its callers are
    * answered (the acknowledgement engine, which releases them as soon as replication passes), and
-   * where a head is told at which the source was found to have gone back ({@link SourceRewinds}).
+   * where a head is told at which the source was found to have gone back ({@link SourceRewinds};
+   * null for a source whose heads are not ordered).
    */
   public void releaseTo(Consumer<PendingCheckpoints> released, Function<String, Future<?>> rewound) {
-    this.released = released;
-    this.rewinds = new SourceRewinds(rewound);
+    this.rewinds = new SourceRewinds(released, rewound);
   }
 
   /**
@@ -206,10 +205,7 @@ public final class CheckpointBatcher {
           inFlight--;
           listener.batchFinished(System.nanoTime() - started, ar.succeeded());
           if (ar.succeeded()) {
-            PendingCheckpoints waiting = PendingCheckpoints.of(ar.result().stored(), System.nanoTime());
-            if (rewinds.mayRelease(floor, ar.result().head()) && !waiting.isEmpty()) {
-              released.accept(waiting);
-            }
+            rewinds.stored(floor, ar.result().head(), PendingCheckpoints.of(ar.result().stored(), System.nanoTime()));
             complete(groups, ar.result());
           } else {
             // Never retried here: the clients retry, and a retry that matches a pending row forces the marker again.

@@ -21,6 +21,11 @@ final class ObservedSource implements ReplicationSource {
   }
 
   @Override
+  public boolean headsOrdered() {
+    return delegate.headsOrdered();
+  }
+
+  @Override
   public Future<String> readHead() {
     long started = System.nanoTime();
     return delegate.readHead().onSuccess(head -> listener.headRead(head, System.nanoTime() - started));

@@ -61,6 +61,11 @@ public final class PgReplicationSource implements ReplicationSource {
   }
 
   @Override
+  public boolean headsOrdered() {
+    return true;
+  }
+
+  @Override
   public Future<String> readHead() {
     return guarded(pool.preparedQuery(READ_HEAD).execute().map(rows -> Lsn.format(rows.iterator().next().getString(0))));
   }

@@ -7,6 +7,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.WorkerExecutor;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.pgclient.PgConnectOptions;
 import org.slf4j.Logger;
@@ -31,6 +32,12 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(ReplicationFollowerVerticle.class);
   private static final long MAX_BACKOFF_MS = 5_000;
+  /**
+   * The engine runs where the follower runs: the head of a stream's open goes to it locally, so that
+   * it comes before the stream's positions (on a clustered event bus, a message to another address
+   * may wait for a lookup of the cluster's registry).
+   */
+  private static final DeliveryOptions HERE = new DeliveryOptions().setLocalOnly(true);
 
   private final String uri;
   private final ReplicationConfig config;
@@ -160,7 +167,7 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
         firstAttemptOver();
         // Before any position of this stream: a head before what the engine applied means that the
         // source went back (another server took over), and the engine starts over.
-        vertx.eventBus().request(addresses.sourceRewound(), stream.headAtOpen());
+        vertx.eventBus().request(addresses.sourceRewound(), stream.headAtOpen(), HERE);
         context.runOnContext(v -> heartbeat());
         PgLogicalStream.Observed observed;
         while (!stopping.requested() && (observed = stream.next()) != null) {

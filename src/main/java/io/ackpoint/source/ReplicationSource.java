@@ -18,6 +18,22 @@ public interface ReplicationSource {
   /** The current replication head, as a string whose lexical order is replication order. */
   Future<String> readHead();
 
+  /**
+   * Whether a head read after another one completed is never before it while the source is the same
+   * server, so that one before it means that the source went back (restored, or replaced by a server
+   * that was behind). PostgreSQL's WAL position is; a MongoDB cluster time is gossiped by whichever
+   * router answers, and a cluster's clock does not go back when a member that was behind takes over.
+   */
+  default boolean headsOrdered() {
+    return false;
+  }
+
+  /** The warning for a head read after {@code applied} had been applied, and before it: the source went back. */
+  static String wentBack(String applied, String head) {
+    return "the source's head went back from " + applied + " to " + head + " (restored to an earlier point, or replaced by"
+        + " a server that was behind): acknowledgements start over at the new source's positions";
+  }
+
   /** Writes a marker to the replication stream, so that it moves past every head read before. */
   Future<Void> forceMarker();
 

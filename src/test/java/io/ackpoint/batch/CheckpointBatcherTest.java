@@ -135,9 +135,9 @@ class CheckpointBatcherTest {
 
   /**
    * A source that went back (restored, or a standby that was behind took over) gives heads below
-   * positions the engine applied: the batch that finds it asks the engine to start over, and no
-   * batch hands it pending checkpoints until it has answered, which the engine would otherwise take
-   * for passed already.
+   * positions the engine applied: the batch that finds it asks the engine to start over, and the
+   * batches' pending checkpoints, which the engine would otherwise take for passed already, are kept
+   * back until it has answered.
    */
   @Test
   void aHeadBelowOneReadBeforeAsksTheEngineToStartOverAndWithholdsPendingCheckpointsUntilItAnswered(VertxTestContext test) {
@@ -158,14 +158,15 @@ class CheckpointBatcherTest {
           .compose(b -> pendingBatch(batcher, "c", after))
           .compose(c -> {
             test.verify(() -> {
-              assertEquals(List.of(before), released, "withheld while the engine has not answered");
+              assertEquals(List.of(before), released, "kept back while the engine has not answered");
               assertEquals(List.of(back), rewound);
             });
             answer.complete();
+            test.verify(() -> assertEquals(List.of(before, back, after), released, "handed over once it answered"));
             return pendingBatch(batcher, "d", after);
           })
           .onComplete(test.succeeding(d -> test.verify(() -> {
-            assertEquals(List.of(before, after), released);
+            assertEquals(List.of(before, back, after, after), released);
             assertEquals(List.of(back), rewound, "the heads after it are not a rewind");
             test.completeNow();
           })));
