@@ -18,11 +18,13 @@ final class ReplicationFailures {
 
   private final String slot;
   private final String role;
+  private final String publication;
   private final boolean custom;
 
-  ReplicationFailures(String slot, String role, boolean custom) {
+  ReplicationFailures(String slot, String role, String publication, boolean custom) {
     this.slot = slot;
     this.role = role;
+    this.publication = publication;
     this.custom = custom;
   }
 
@@ -32,9 +34,10 @@ final class ReplicationFailures {
    * publication did not exist fails every time, at the same position, even once the publication is
    * there again (the follower creates it at each connect). Only a new slot goes on.
    */
-  static boolean publicationDropped(Throwable failure) {
+  boolean publicationDropped(Throwable failure) {
+    // By its name, which the server quotes in whatever language it speaks (lc_messages).
     return failure instanceof SQLException sql && "42704".equals(sql.getSQLState())
-        && oneLine(failure).startsWith("publication ");
+        && oneLine(failure).contains("\"" + publication + "\"");
   }
 
   String reason(Throwable failure) {

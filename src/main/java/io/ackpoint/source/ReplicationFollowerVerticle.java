@@ -69,7 +69,8 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
     this.addresses = addresses;
     this.listener = listener;
     this.status = new FollowerStatus("replication slot " + config.slotName(), listener);
-    this.failures = new ReplicationFailures(config.slotName(), PgConnectOptions.fromUri(uri).getUser(), customTable != null);
+    this.failures = new ReplicationFailures(config.slotName(), PgConnectOptions.fromUri(uri).getUser(), config.publication(),
+        customTable != null);
   }
 
   @Override
@@ -183,7 +184,7 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
           backoff = 100;
         }
       } catch (SQLException | RuntimeException | Error e) {
-        newSlot = customTable == null && ReplicationFailures.publicationDropped(e);
+        newSlot = customTable == null && failures.publicationDropped(e);
         // A stream aborted on purpose (stopped, or its custom table no longer published) has not failed.
         if (!stopping.requested() && (current == null || !current.aborted())) {
           if (e instanceof Error) {
