@@ -8,6 +8,7 @@ import io.ackpoint.core.PositionFormat;
 import io.ackpoint.core.PositionReached;
 import io.ackpoint.core.Reached;
 import io.ackpoint.storage.CheckpointStorage;
+import io.ackpoint.storage.SourceBehindException;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -19,6 +20,7 @@ import org.slf4j.LoggerFactory;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * Turns observed replication positions into acknowledgements: marks the pending checkpoints at or
@@ -87,6 +89,9 @@ public final class AckEngine {
   private Promise<Void> stopping;
   private Future<Void> customStores = Future.succeededFuture();
   private boolean abandoned;
+  /** Told the source's head when a statement finds that the source went back ({@link SourceBehindException}). */
+  private Consumer<String> sourceBehind = head -> {
+  };
 
   /**
    * {@code reachedAddress}: where each applied position is published, to every node's
@@ -144,6 +149,11 @@ public final class AckEngine {
    */
   void abandon() {
     abandoned = true;
+  }
+
+  /** Where a head goes at which a statement found that the source went back. */
+  void onSourceBehind(Consumer<String> sourceBehind) {
+    this.sourceBehind = sourceBehind;
   }
 
   private boolean stopped() {
@@ -324,6 +334,12 @@ public final class AckEngine {
         }
         LOG.warn("could not apply replication position {}: {}", target, ar.cause().getMessage());
         vertx.setTimer(RETRY_MS, id -> apply());
+        for (Throwable cause = ar.cause(); cause != null; cause = cause.getCause()) {
+          if (cause instanceof SourceBehindException behind) {
+            sourceBehind.accept(behind.head());
+            break;
+          }
+        }
         return;
       }
       try {

@@ -60,12 +60,17 @@ public final class AckEngineVerticle extends VerticleBase {
   }
 
   private AckEngine newEngine() {
-    return new AckEngine(vertx, storage, positions, addresses.positionReached(), addresses.positionHeard(), listener);
+    AckEngine started = new AckEngine(vertx, storage, positions, addresses.positionReached(), addresses.positionHeard(), listener);
+    // Its own statement may be the first to find it: where storage is the source, a position beyond
+    // the database's head is refused, and the head it answers is handled as any other.
+    started.onSourceBehind(this::rewound);
+    return started;
   }
 
   /**
    * A head read after the positions this engine applied: by a batcher that found that the source
-   * went back to it (see {@code SourceRewinds}), or by the follower as it opened its stream. If this
+   * went back to it (see {@code SourceRewinds}), by the follower as it opened its stream, or by the
+   * engine's own statement (see {@code SourceBehindException}). If this
    * engine applied a position beyond it, the source went back, and a new engine takes over, as at a
    * new term of leadership: it releases nothing before a position of the new source passes its
    * head, and every node reads back from storage what it may have missed. The old one starts no

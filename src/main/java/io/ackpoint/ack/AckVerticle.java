@@ -206,11 +206,12 @@ public final class AckVerticle extends VerticleBase {
    */
   private void markHead(Message<Object> msg) {
     String applied = heads.reached();
+    String appliedBy = heads.engine();
     AckpointException.reply(msg, source.readHead()
         .onSuccess(head -> {
           if (source.headsOrdered() && head.compareTo(applied) < 0) {
             LOG.warn(ReplicationSource.wentBack(applied, head));
-            heads.rewound();
+            heads.rewound(appliedBy);
             vertx.eventBus().request(addresses.sourceRewound(), head);
           }
         })

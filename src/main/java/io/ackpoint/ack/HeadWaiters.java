@@ -11,6 +11,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -75,21 +76,29 @@ final class HeadWaiters {
     return reached;
   }
 
+  /** The engine that applied {@link #reached}, null if none said. */
+  String engine() {
+    return engine;
+  }
+
   /** A position told at {@code sequence} that moves no wait (read back from storage: an engine's that may be done). */
   void told(long sequence) {
     checkpoint = Math.max(checkpoint, sequence);
   }
 
   /**
-   * The source went back (a head read after {@link #reached} was applied is before it): what was
-   * applied says nothing of the new source's heads, and the engine that applied it is done.
+   * The source went back (a head read after {@code appliedBy} had applied {@link #reached} is before
+   * it): what that engine applied says nothing of the new source's heads, and it is done. If another
+   * engine has been heard since (the new source's), it stands.
    */
-  void rewound() {
-    if (engine != null) {
-      retired.add(engine);
+  void rewound(String appliedBy) {
+    if (appliedBy != null) {
+      retired.add(appliedBy);
     }
-    engine = null;
-    reached = "";
+    if (Objects.equals(engine, appliedBy)) {
+      engine = null;
+      reached = "";
+    }
   }
 
   /**

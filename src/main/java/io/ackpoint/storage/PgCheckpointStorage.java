@@ -67,6 +67,8 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   private final PendingQueueRebuild rebuild;
   private final int customChunk;
   private final int markWindow;
+  /** Whether this database is the source's too: see {@link PgStatements#MARK_PROCESSED} ({@code $3}). */
+  private volatile boolean sourceIsThisDatabase;
   /** Whether the table has its unique key, once known; asked again after a failure. */
   private volatile Future<Boolean> keyed;
 
@@ -150,9 +152,11 @@ public final class PgCheckpointStorage implements CheckpointStorage {
    * own transaction with {@code markerCall} (an SQL call that writes one and answers its position),
    * if the batch left a checkpoint pending or the pending queue lost its proof of completeness.
    * Head, rows and marker: one round trip, one commit ({@link HeadStoringWriter} says why that is
-   * enough).
+   * enough). From then on, an acknowledgement statement also checks its position against this
+   * database's head ({@link SourceBehindException}).
    */
   public HeadStoringWriter atCurrentHeadMarkedWithin(String markerCall) {
+    sourceIsThisDatabase = true;
     String store = PgStatements.storeBatchAtCurrentHead(markerCall);
     String upsert = PgStatements.upsertBatchAtCurrentHead(markerCall);
     return writes -> withKey(keyed -> pool.withConnection(conn -> keyed
@@ -305,17 +309,24 @@ public final class PgCheckpointStorage implements CheckpointStorage {
    * complete. A failure after a statement committed says that some rows may be marked.
    */
   private Future<Boolean> markWindow(String position, GreatestIds reached, boolean marked) {
-    return pool.preparedQuery(MARK_PROCESSED).execute(Tuple.of(position, markWindow)).transform(ar -> {
+    return pool.preparedQuery(MARK_PROCESSED).execute(Tuple.of(position, markWindow, sourceIsThisDatabase)).transform(ar -> {
       if (ar.failed()) {
         return Future.failedFuture(marked ? new PartlyMarkedException(ar.cause()) : AckpointError.STORAGE_UNAVAILABLE.exception(ar.cause()));
       }
       Long taken = null;
+      String head = null;
       for (Row row : ar.result()) {
-        if (row.getString(0) == null) {
+        // Only the last row, the count's, has no client id (a stored one is at least "").
+        if (row.getString(1) == null) {
           taken = row.getLong(2);
+          head = row.getString(0);
         } else {
           reached.add(new FullUserId(row.getString(0), row.getString(1)), row.getLong(2));
         }
+      }
+      if (taken != null && taken < 0) {
+        SourceBehindException behind = new SourceBehindException(position, head);
+        return Future.failedFuture(marked ? new PartlyMarkedException(behind) : behind);
       }
       if (taken == null) {
         return Future.succeededFuture(false);
@@ -334,6 +345,9 @@ public final class PgCheckpointStorage implements CheckpointStorage {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
       if (cause instanceof PartlyMarkedException) {
         return true;
+      }
+      if (cause instanceof SourceBehindException) {
+        return false;
       }
       if (cause instanceof PgException pg) {
         return !"ERROR".equals(pg.getSeverity());

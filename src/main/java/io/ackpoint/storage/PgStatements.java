@@ -454,17 +454,24 @@ final class PgStatements {
   // after a higher one. At most $2 queue entries per statement, the oldest heads first: a position
   // after a bulk transaction or a long outage is due for any number of rows, more than one
   // statement marks within statement_timeout. The last row answers how many entries were taken
-  // (null when the queue lost its proof of completeness); the caller repeats while a statement
-  // takes its full count.
+  // (null when the queue lost its proof of completeness), after this database's head; the caller
+  // repeats while a statement takes its full count. $3 says that this database is the source: a
+  // position beyond its head (every position replication passed was written here first) then means
+  // that the source went back, restored or replaced by a server that was behind, and the statement
+  // marks nothing, for the rows stored since are the new server's, their heads before the position
+  // though replication passed none of them; the count answered is -1.
   static final String MARK_PROCESSED = """
       WITH queue AS MATERIALIZED (
         SELECT %s AS complete
+      ),
+      here AS MATERIALIZED (
+        SELECT h AS head, $3::bool AND h < $1 COLLATE "C" AS behind FROM (%s) x(h)
       ),
       dequeued AS (
         DELETE FROM ackpoint_pending
          WHERE ctid = ANY (ARRAY(
            SELECT ctid FROM ackpoint_pending
-            WHERE head > '' AND head <= $1 AND (SELECT complete FROM queue)
+            WHERE head > '' AND head <= $1 AND (SELECT complete FROM queue) AND NOT (SELECT behind FROM here)
             ORDER BY head, id LIMIT $2))
         RETURNING id, checkpoint
       ),
@@ -491,8 +498,9 @@ final class PgStatements {
       )
       SELECT user_id, client_id, max(acknowledged) FROM marked GROUP BY user_id, client_id
       UNION ALL
-      SELECT NULL, NULL, CASE WHEN (SELECT complete FROM queue) THEN (SELECT count(*) FROM dequeued) END
-      """.formatted(QUEUE_COMPLETE);
+      SELECT (SELECT head FROM here), NULL, CASE WHEN (SELECT behind FROM here) THEN -1
+                                                 WHEN (SELECT complete FROM queue) THEN (SELECT count(*) FROM dequeued) END
+      """.formatted(QUEUE_COMPLETE, CURRENT_HEAD);
 
   /** A pending row answers the id acknowledged before a write raised it (see migration 7). */
   static final String LATEST_ACKNOWLEDGED = """

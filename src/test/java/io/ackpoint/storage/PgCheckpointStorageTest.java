@@ -196,6 +196,26 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
     assertEquals(List.of(), Await.result(backend.storage().markProcessed(H1)), "each once");
   }
 
+  /**
+   * Where storage is the source too, a position beyond the database's own head was passed on another
+   * server: the source went back (restored, or replaced by a server that was behind), and the rows
+   * stored since, at the new server's heads, are not marked by it.
+   */
+  @Test
+  void whereStorageIsTheSourceAPositionBeyondTheDatabasesHeadMarksNothing() {
+    backend.migrate();
+    PgCheckpointStorage storage = new PgCheckpointStorage(sql.pool());
+    storage.atCurrentHeadMarkedWithin("pg_logical_emit_message(true, 'test', 'marker', true)");
+    store(H1, CheckpointWrite.requested(FullUserId.of("u", "c"), 5));
+    String beyond = "FFFFFF00/00000000";
+    Throwable refused = Await.result(storage.markProcessed(beyond).<Throwable>map(marked -> null).otherwise(e -> e));
+    assertTrue(refused instanceof SourceBehindException, refused.toString());
+    assertFalse(storage.mayHaveMarked(refused));
+    assertEquals(1, sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NULL"), "still pending");
+    assertEquals(List.of(new Reached(FullUserId.of("u", "c"), 5)), Await.result(storage.markProcessed(H1)),
+        "a position this database passed is applied as ever");
+  }
+
   /** A row without a head (older installs, a hand edit) is never acknowledged, and leaves the others be. */
   @Test
   void aPendingRowWhoseHeadIsNullDoesNotStopTheRebuiltQueue() {
@@ -390,7 +410,7 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
         + " SELECT 'u' || g, 'c', 1, jsonb_build_object('1', '" + H1 + "'), '" + H1 + "' FROM generate_series(1, 1000) g");
     sql.query("ANALYZE ackpoint_write_checkpoints");
     List<String> joined = new ArrayList<>();
-    cteJoins(genericPlan("mark(text, int)", PgStatements.MARK_PROCESSED, "mark('FFFFFFFF/FFFFFFFF', 10000)"), joined);
+    cteJoins(genericPlan("mark(text, int, bool)", PgStatements.MARK_PROCESSED, "mark('FFFFFFFF/FFFFFFFF', 10000, false)"), joined);
     assertEquals(List.of(), joined);
   }
 
