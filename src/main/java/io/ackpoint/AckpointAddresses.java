@@ -80,6 +80,9 @@ public record AckpointAddresses(String prefix) {
     return internal("source.rewound");
   }
 
+  /** Marks a {@link #sourceRewound()} head that the follower read as it opened its stream, just now. */
+  public static final String HEAD_READ_AT_OPEN = "ackpoint-head-read-at-open";
+
   /** Local: the built-in follower's observed positions, as strings; trusted, since they come from the slot itself. */
   public String positionObserved() {
     return internal("replication.observed");

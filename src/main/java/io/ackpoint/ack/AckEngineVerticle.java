@@ -35,6 +35,14 @@ public final class AckEngineVerticle extends VerticleBase {
   private AckEngine engine;
   /** The head of the source that went back, for which the running engine was started; "" for one started with the verticle. */
   private String startedAt = "";
+  private long startedNanos;
+  /**
+   * How long after a rewind a batch may still report it: a batch runs at most
+   * {@code batching.request_timeout} (30 s by default), and a report waits at most 10 s for its
+   * answer before the next batch asks again. A report later than that (a longer request timeout)
+   * starts one engine more, which costs a read-back, not an acknowledgement.
+   */
+  private static final long TOLD_AGAIN_NANOS = TimeUnit.MINUTES.toNanos(1);
 
   public AckEngineVerticle(CheckpointStorage storage, PositionFormat positions, AckListener listener,
                            AckpointAddresses addresses) {
@@ -50,7 +58,7 @@ public final class AckEngineVerticle extends VerticleBase {
     var bus = vertx.eventBus();
     return Future.all(
         bus.<String>consumer(addresses.sourceRewound(), msg -> {
-          rewound(msg.body());
+          rewound(msg.body(), !msg.headers().contains(AckpointAddresses.HEAD_READ_AT_OPEN));
           msg.reply(null);
         }).completion(),
         bus.<String>localConsumer(addresses.positionObserved(), msg -> engine.observe(msg.body())).completion(),
@@ -62,8 +70,13 @@ public final class AckEngineVerticle extends VerticleBase {
   private AckEngine newEngine() {
     AckEngine started = new AckEngine(vertx, storage, positions, addresses.positionReached(), addresses.positionHeard(), listener);
     // Its own statement may be the first to find it: where storage is the source, a position beyond
-    // the database's head is refused, and the head it answers is handled as any other.
-    started.onSourceBehind(this::rewound);
+    // the database's head is refused. Read by the statement itself, that head is no report of an
+    // earlier read; an engine already replaced reports nothing.
+    started.onSourceBehind(head -> {
+      if (engine == started) {
+        rewound(head, false);
+      }
+    });
     return started;
   }
 
@@ -76,17 +89,24 @@ public final class AckEngineVerticle extends VerticleBase {
    * head, and every node reads back from storage what it may have missed. The old one starts no
    * statement after the one it may be running: at its latest position, that would mark the new
    * source's checkpoints as passed.
+   *
+   * <p>{@code mayBeOld}: the head may have been read a while ago, by a batch that began before its
+   * node knew of a rewind (each node's batcher finds the same one); the follower's head, read as it
+   * opens its stream and sent ahead of the stream's positions, and a statement's are read now.
    */
-  private void rewound(String head) {
-    // A head at or after the one this engine was started for was read on the new source: the same
-    // rewind told again (the follower and each node's batcher find it), however far this engine has
-    // gone since. A second rewind to such a head cannot be told apart from it (see README).
-    boolean toldAgain = !startedAt.isEmpty() && head.compareTo(startedAt) >= 0;
+  private void rewound(String head, boolean mayBeOld) {
+    // A batch's head at or after the one this engine was started for, within the time a batch may
+    // run and its report wait, was read on the new source: the same rewind told again, however far
+    // this engine has gone since. A second rewind to such a head within that time cannot be told
+    // apart from it (see README).
+    boolean toldAgain = mayBeOld && !startedAt.isEmpty() && head.compareTo(startedAt) >= 0
+        && System.nanoTime() - startedNanos < TOLD_AGAIN_NANOS;
     if (!toldAgain && engine.appliedBeyond(head)) {
       LOG.warn("the source went back to {}, before positions the acknowledgement engine applied: a new engine starts", head);
       AckEngine old = engine;
       engine = newEngine();
       startedAt = head;
+      startedNanos = System.nanoTime();
       old.abandon();
     }
   }

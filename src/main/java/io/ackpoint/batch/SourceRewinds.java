@@ -34,6 +34,8 @@ final class SourceRewinds {
   private final Function<String, Future<?>> rewound;
   /** The latest head of a batch that completed, "" before the first. */
   private String floor = "";
+  /** The floor at which the last rewind was found. */
+  private String wentBackFrom = "";
   /** The engine's answer to the last rewind asked of it. */
   private Future<?> answered = Future.succeededFuture();
   private final Deque<PendingCheckpoints> kept = new ArrayDeque<>();
@@ -55,6 +57,7 @@ final class SourceRewinds {
   void stored(String floorAtStart, String head, PendingCheckpoints waiting) {
     if (rewound != null && !head.isEmpty() && head.compareTo(floorAtStart) < 0) {
       LOG.warn(ReplicationSource.wentBack(floorAtStart, head));
+      wentBackFrom = floorAtStart;
       floor = head;
       ask(head);
     } else if (head.compareTo(floor) > 0) {
@@ -66,7 +69,10 @@ final class SourceRewinds {
       }
       return;
     }
-    if (!waiting.isEmpty()) {
+    // Only a batch stored below the floor the rewind was found at, so on the new source: one that
+    // completes later at a head beyond it may have been stored on the old one (it began before),
+    // and its rows are left to storage.
+    if (!waiting.isEmpty() && head.compareTo(wentBackFrom) < 0) {
       if (kept.size() == KEPT) {
         kept.poll();
       }

@@ -18,7 +18,11 @@ final class RequestEnd {
   private RequestEnd() {
   }
 
-  /** Watches {@code ctx}: to be a router's first handler, run while the request's connection was sound. */
+  /**
+   * Watches {@code ctx}: the first handler of Ackpoint's router, so it runs in the task that read the
+   * request, while its connection was sound, unless a host's router that mounts Ackpoint's holds the
+   * request back before it.
+   */
   static void watch(RoutingContext ctx) {
     ctx.addEndHandler(v -> ctx.put(ENDED, Boolean.TRUE));
     ctx.next();

@@ -37,7 +37,7 @@ public final class ReplicationFollowerVerticle extends VerticleBase {
    * it comes before the stream's positions (on a clustered event bus, a message to another address
    * may wait for a lookup of the cluster's registry).
    */
-  private static final DeliveryOptions HERE = new DeliveryOptions().setLocalOnly(true);
+  private static final DeliveryOptions HERE = new DeliveryOptions().setLocalOnly(true).addHeader(AckpointAddresses.HEAD_READ_AT_OPEN, "true");
 
   private final String uri;
   private final ReplicationConfig config;

@@ -465,7 +465,8 @@ final class PgStatements {
         SELECT %s AS complete
       ),
       here AS MATERIALIZED (
-        SELECT h AS head, $3::bool AND h < $1 COLLATE "C" AS behind FROM (%s) x(h)
+        SELECT h AS head, coalesce(h < $1 COLLATE "C", false) AS behind
+          FROM (SELECT CASE WHEN $3::bool THEN (%s) END) x(h)
       ),
       dequeued AS (
         DELETE FROM ackpoint_pending

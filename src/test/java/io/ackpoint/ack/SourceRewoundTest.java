@@ -10,6 +10,7 @@ import io.ackpoint.support.LogCapture;
 import io.ackpoint.support.Sql;
 import io.ackpoint.support.TestDatabase;
 import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.EventBus;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.sqlclient.Pool;
@@ -20,8 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * The engine's side of a source that went back: a head before what it applied starts a new engine,
- * once; the same rewind told again (by the follower, then by each node's batcher, at heads of the new
- * source read before or after) starts none, however far the new engine has gone since.
+ * once; the same rewind told again by a batch, at a head of the new source read before the new
+ * engine went beyond it, starts none; a later rewind found by the follower starts another.
  */
 @ExtendWith(VertxExtension.class)
 class SourceRewoundTest {
@@ -30,6 +31,8 @@ class SourceRewoundTest {
   private static final String NEW_SERVER_AT_OPEN = "00000000/01900000";
   private static final String NEW_SERVER_MARKER = "00000000/01900300";
   private static final String NEW_SERVER_BATCH = "00000000/01900200";
+  private static final String NEW_SERVER_LATER = "00000000/03000000";
+  private static final String THIRD_SERVER_AT_OPEN = "00000000/02000000";
 
   @Test
   void oneRewindToldByTheFollowerThenByABatchStartsOneEngine(Vertx vertx) {
@@ -47,6 +50,13 @@ class SourceRewoundTest {
       bus.send(addresses.positionObserved(), NEW_SERVER_MARKER);
       Await.result(bus.request(addresses.sourceRewound(), NEW_SERVER_BATCH));
       assertEquals(1, log.messages("WARN").size(), "the same rewind, told by a batch of the new server: " + log.messages("WARN"));
+
+      // The new server is replaced in turn by one behind it, though not behind the first rewind's
+      // head: the follower's head, read as it opens its stream there, is a rewind all the same.
+      bus.send(addresses.positionObserved(), NEW_SERVER_LATER);
+      Await.result(bus.request(addresses.sourceRewound(), THIRD_SERVER_AT_OPEN,
+          new DeliveryOptions().addHeader(AckpointAddresses.HEAD_READ_AT_OPEN, "true")));
+      assertEquals(2, log.messages("WARN").size(), "a second rewind, found by the follower: " + log.messages("WARN"));
     }
   }
 }
