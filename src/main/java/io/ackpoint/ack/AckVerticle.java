@@ -80,11 +80,11 @@ public final class AckVerticle extends VerticleBase {
         bus.<PositionReached>consumer(addresses.positionReached(), msg -> {
           // The node's only consumer of positions: it passes on to the node's event loops, as it
           // was decoded, what they have not heard from this node's own engine (other nodes'
-          // positions; its read-backs it passes on itself, see readBack). A message from another node is decoded once for
-          // every consumer it reaches there (JSON, thousands of users), which was once per event
-          // loop (async-profiler on a node that does not follow, 2026-12-03, the follower's node
-          // loaded alone: decoding 9.9 % of its CPU samples before, 4.5 % after). Queued for the
-          // event loops before this verticle tells each user's consumers.
+          // positions; its read-backs it passes on itself, see readBack). A message from another
+          // node is decoded once for every consumer it reaches there (JSON, thousands of users),
+          // which was once per event loop (async-profiler on a node that does not follow,
+          // 2026-12-03, the follower's node loaded alone: decoding 9.9 % of its CPU samples before,
+          // 4.5 % after). Queued for the event loops before this verticle tells each user's consumers.
           if (!NodeOrigin.is(origin, msg.headers())) {
             bus.publish(addresses.positionHeard(), msg.body(), toEventLoops);
           }

@@ -209,7 +209,7 @@ final class PgLogicalStream implements AutoCloseable {
 
   private static String currentHead(Connection connection) throws SQLException {
     try (Statement s = connection.createStatement();
-         ResultSet rs = s.executeQuery("SELECT pg_current_wal_lsn()::text")) {
+         ResultSet rs = s.executeQuery(PgReplicationSource.READ_HEAD)) {
       rs.next();
       return Lsn.format(rs.getString(1));
     }

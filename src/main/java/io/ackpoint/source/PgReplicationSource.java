@@ -15,7 +15,8 @@ import io.vertx.sqlclient.Tuple;
 public final class PgReplicationSource implements ReplicationSource {
 
   public static final String MARKER_PREFIX = "ackpoint";
-  private static final String READ_HEAD = "SELECT pg_current_wal_lsn()::text";
+  /** The head, as PostgreSQL prints it ({@link Lsn#format(String)} pads it); the follower reads it too. */
+  static final String READ_HEAD = "SELECT pg_current_wal_lsn()::text";
   // A walsender only sends flushed WAL, and a non-transactional message is not flushed by itself: a
   // marker nobody flushes is not seen until some later commit. From 17 on the 4th argument asks for
   // the flush; before 17 the marker is transactional instead, so that its commit (a durable one:
