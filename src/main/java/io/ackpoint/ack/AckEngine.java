@@ -89,6 +89,8 @@ public final class AckEngine {
   private Promise<Void> stopping;
   private Future<Void> customStores = Future.succeededFuture();
   private boolean abandoned;
+  /** Completes once the statement an abandoned engine was running has ended; null while none is awaited. */
+  private Promise<Void> idle;
   /** Told the source's head when a statement finds that the source went back ({@link SourceBehindException}). */
   private Consumer<String> sourceBehind = head -> {
   };
@@ -147,8 +149,13 @@ public final class AckEngine {
    * position would mark the new source's checkpoints as processed, their heads being before it. A
    * statement running goes on (and announces what it marked); none starts after it, not even a retry.
    */
-  void abandon() {
+  Future<Void> abandon() {
     abandoned = true;
+    if (!applying) {
+      return Future.succeededFuture();
+    }
+    idle = Promise.promise();
+    return idle.future();
   }
 
   /** Where a head goes at which a statement found that the source went back. */
@@ -303,6 +310,10 @@ public final class AckEngine {
 
   private void apply() {
     if (stopped()) {
+      // A retry that an abandoned engine waited for: no statement runs any more.
+      if (idle != null) {
+        idle.tryComplete();
+      }
       return;
     }
     applying = true;
@@ -315,6 +326,12 @@ public final class AckEngine {
     long targetCheckpoint = latestCheckpoint;
     long started = statementStarted;
     customStores.transform(ignored -> storage.markProcessed(target)).onComplete(ar -> {
+      if (ar.failed() && abandoned) {
+        LOG.debug("replication position {} not applied by an engine replaced meanwhile: {}", target, ar.cause().getMessage());
+        applying = false;
+        idle.tryComplete();
+        return;
+      }
       if (ar.failed()) {
         if (stopping != null) {
           // The next engine applies the position again.
@@ -359,6 +376,10 @@ public final class AckEngine {
         LOG.error("could not publish the acknowledgements of position {}", target, e);
       }
       applying = false;
+      if (abandoned) {
+        idle.tryComplete();
+        return;
+      }
       if (stopping != null && (latest.compareTo(observed) > 0 || recordedBy > statements)) {
         apply();
       } else if (latest.compareTo(observed) > 0) {

@@ -13,6 +13,8 @@ import io.vertx.core.json.JsonObject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,6 +35,8 @@ public final class AckEngineVerticle extends VerticleBase {
   private final AckListener listener;
   private final AckpointAddresses addresses;
   private AckEngine engine;
+  /** The statements engines replaced after a rewind were still running: a stop waits for them too. */
+  private final List<Future<Void>> replaced = new ArrayList<>();
   /** The head of the source that went back, for which the running engine was started; "" for one started with the verticle. */
   private String startedAt = "";
   private long startedNanos;
@@ -107,7 +111,8 @@ public final class AckEngineVerticle extends VerticleBase {
       engine = newEngine();
       startedAt = head;
       startedNanos = System.nanoTime();
-      old.abandon();
+      replaced.removeIf(Future::isComplete);
+      replaced.add(old.abandon());
     }
   }
 
@@ -118,6 +123,9 @@ public final class AckEngineVerticle extends VerticleBase {
    */
   @Override
   public Future<?> stop() {
-    return engine.stop().timeout(STOP_WAIT_MS, TimeUnit.MILLISECONDS).otherwiseEmpty();
+    // Also the replaced engines' statements, so that none meets the pools closing under it.
+    List<Future<Void>> ending = new ArrayList<>(replaced);
+    ending.add(engine.stop());
+    return Future.join(ending).timeout(STOP_WAIT_MS, TimeUnit.MILLISECONDS).otherwiseEmpty();
   }
 }
