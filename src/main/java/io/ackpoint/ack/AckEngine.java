@@ -10,9 +10,11 @@ import io.ackpoint.core.Reached;
 import io.ackpoint.storage.CheckpointStorage;
 import io.ackpoint.storage.SourceBehindException;
 import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.internal.ContextInternal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -226,8 +228,8 @@ public final class AckEngine {
     // Named after the last announcement, as the next one will be: a node of an older version, which
     // takes this for an announcement, then sees no gap to read back from storage.
     announce(new PositionReached(latest, latestCheckpoint, users, announced),
-        new DeliveryOptions().addHeader(PositionReached.RELEASE_HEADER, "true")
-            .addHeader(StatementNumber.HEADER, new StatementNumber(engineId, recordedBy).header()));
+        MultiMap.caseInsensitiveMultiMap().add(PositionReached.RELEASE_HEADER, "true")
+            .add(StatementNumber.HEADER, new StatementNumber(engineId, recordedBy).header()));
   }
 
   /**
@@ -261,11 +263,22 @@ public final class AckEngine {
    * 8.0–27.5 ms, above 12 ms in 7 rounds, against 8.3–11.8 ms when told directly). The
    * acknowledgement verticle's copy is published first: a stream that opens in between asks that
    * verticle for its user's latest acknowledgement, which must then know of this position as soon
-   * as the stream's event loop can.
+   * as the stream's event loop can. So in a cluster this node's verticle has a copy of its own,
+   * local-only: a publish to the cluster waits for its registry to say which nodes serve the address
+   * (on a worker, the first time this node publishes there), and the event loops' copy overtook it;
+   * the verticle ignores this node's copy from the cluster.
    */
-  private void announce(PositionReached reached, DeliveryOptions toEveryNode) {
-    vertx.eventBus().publish(reachedAddress, reached, toEveryNode.addHeader(NodeOrigin.HEADER, origin));
-    vertx.eventBus().publish(heardAddress, reached, toEventLoops);
+  private void announce(PositionReached reached, MultiMap headers) {
+    headers.add(NodeOrigin.HEADER, origin);
+    EventBus bus = vertx.eventBus();
+    if (vertx.isClustered()) {
+      bus.publish(reachedAddress, reached, new DeliveryOptions().setLocalOnly(true).setHeaders(headers));
+      bus.publish(reachedAddress, reached, new DeliveryOptions()
+          .setHeaders(MultiMap.caseInsensitiveMultiMap().addAll(headers).add(NodeOrigin.FOR_OTHER_NODES, "true")));
+    } else {
+      bus.publish(reachedAddress, reached, new DeliveryOptions().setHeaders(headers));
+    }
+    bus.publish(heardAddress, reached, toEventLoops);
   }
 
   /**
@@ -366,8 +379,8 @@ public final class AckEngine {
         // One message for all the users of the position, also when there are none: the nodes' head
         // waiters and checkpoint sequences move with every position.
         announce(new PositionReached(target, targetCheckpoint, ar.result(), announced),
-            new DeliveryOptions().addHeader(StatementNumber.HEADER, number.header())
-                .addHeader(AnnouncingEngine.FIRST_POSITION_HEADER, firstPosition));
+            MultiMap.caseInsensitiveMultiMap().add(StatementNumber.HEADER, number.header())
+                .add(AnnouncingEngine.FIRST_POSITION_HEADER, firstPosition));
         announced = target;
       } catch (RuntimeException e) {
         // The rows are marked; whatever went wrong telling about them must not stop later positions,

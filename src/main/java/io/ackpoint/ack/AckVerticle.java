@@ -85,6 +85,9 @@ public final class AckVerticle extends VerticleBase {
           // which was once per event loop (async-profiler on a node that does not follow,
           // 2026-12-03, the follower's node loaded alone: decoding 9.9 % of its CPU samples before,
           // 4.5 % after). Queued for the event loops before this verticle tells each user's consumers.
+          if (NodeOrigin.isOwnCopyForOthers(origin, msg.headers())) {
+            return;
+          }
           if (!NodeOrigin.is(origin, msg.headers())) {
             bus.publish(addresses.positionHeard(), msg.body(), toEventLoops);
           }

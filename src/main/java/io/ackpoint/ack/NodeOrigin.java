@@ -15,6 +15,8 @@ import java.util.UUID;
 final class NodeOrigin {
 
   static final String HEADER = "ackpoint-origin";
+  /** On the copy an engine sends every node of a cluster, beside the local copy its own node hears first. */
+  static final String FOR_OTHER_NODES = "ackpoint-for-other-nodes";
 
   private NodeOrigin() {
   }
@@ -33,5 +35,10 @@ final class NodeOrigin {
   /** Whether {@code headers} name {@code origin}: false for announcements of other instances. */
   static boolean is(String origin, MultiMap headers) {
     return origin.equals(headers.get(HEADER));
+  }
+
+  /** Whether {@code headers} are those of the cluster's copy of an announcement of {@code origin}'s own engine. */
+  static boolean isOwnCopyForOthers(String origin, MultiMap headers) {
+    return headers.contains(FOR_OTHER_NODES) && is(origin, headers);
   }
 }

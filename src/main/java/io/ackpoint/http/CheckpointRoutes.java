@@ -53,8 +53,9 @@ final class CheckpointRoutes {
         LocalCodec.register(vertx, CheckpointCommands.class).setSendTimeout(settings.config().batching().requestTimeout().toMillis()),
         settings.config().batching().enabled());
     // The source's statements are bounded by its own timeouts; this only keeps a lost reply from hanging.
-    this.toSource = new DeliveryOptions().setSendTimeout(settings.config().batching().requestTimeout().toMillis());
-    this.legacyWait = new DeliveryOptions().setSendTimeout(settings.config().acknowledgement().legacyTimeout().toMillis() + 10_000);
+    this.toSource = new DeliveryOptions().setLocalOnly(true).setSendTimeout(settings.config().batching().requestTimeout().toMillis());
+    this.legacyWait = new DeliveryOptions().setLocalOnly(true)
+        .setSendTimeout(settings.config().acknowledgement().legacyTimeout().toMillis() + 10_000);
   }
 
   /**

@@ -19,7 +19,7 @@ import io.vertx.ext.web.RoutingContext;
  */
 final class StreamRoutes {
 
-  private static final DeliveryOptions LOCAL = new DeliveryOptions().setSendTimeout(10_000);
+  private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true).setSendTimeout(10_000);
   private static final StreamFormat POWERSYNC = new StreamFormat.PowerSync();
   private static final StreamFormat SSE = new StreamFormat.ServerSentEvents();
 

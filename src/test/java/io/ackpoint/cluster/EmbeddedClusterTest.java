@@ -34,7 +34,9 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
@@ -198,6 +200,51 @@ class EmbeddedClusterTest {
     }
   }
 
+  /**
+   * A stream that opens on the node whose engine released a checkpoint, once the stream's event
+   * loop heard of it, starts at that id: it asks the node's acknowledgement verticle, which must
+   * have the release by then. Storage records nothing here ({@link HeldAcknowledgements}), so only
+   * the release can tell the id.
+   */
+  @Test
+  void aStreamOpenedOnTheReleasingNodeOnceItsEventLoopHeardAnIdStartsAtThatId() throws Exception {
+    int port1 = TestAckpoint.freePort();
+    int port2 = TestAckpoint.freePort();
+    List<String> members = List.of("127.0.0.1:" + port1, "127.0.0.1:" + port2);
+    // The cluster's registry answers a lookup of where positions go in its own time (on a worker,
+    // and the first time a node publishes there); here it is slow enough to lose every race.
+    Vertx first = clustered(port1, members, new SlowPublish(ADDRESSES.positionReached(), Duration.ofMillis(300)));
+    Vertx second = clustered(port2, members);
+    TwoNodes nodes = new TwoNodes(first, second);
+    String database = TestDatabase.freshDatabase();
+    try (Sql sql = new Sql(first, database)) {
+      JsonObject config = TestAckpoint.withFollower(TestAckpoint.configJson(database));
+      config.getJsonObject("http").put("enabled", false);
+      Ackpoint leader = Await.result(Ackpoint.deploy(first, new AckpointOptions(config)));
+      Await.result(awaitFollower(first));
+      Ackpoint other = Await.result(Ackpoint.deploy(second, new AckpointOptions(config)));
+      DeliveryOptions local = new DeliveryOptions().setLocalOnly(true);
+      // What a stream does as it opens on an event loop that heard its user's id.
+      Promise<JsonObject> openedOnceHeard = Promise.promise();
+      Await.result(first.eventBus().<PositionReached>localConsumer(ADDRESSES.positionHeard(), msg -> {
+        if (msg.body().reached().stream().anyMatch(r -> r.user().userId().equals("opens-now"))) {
+          first.eventBus().<JsonObject>request(ADDRESSES.checkpointLatest(), new JsonObject().put("user_id", "opens-now"), local)
+              .map(reply -> reply.body()).onComplete(openedOnceHeard);
+        }
+      }).completion());
+
+      try (HeldAcknowledgements held = HeldAcknowledgements.hold(sql)) {
+        JsonObject created = Await.result(first.eventBus().<JsonObject>request(ADDRESSES.checkpointCreate(),
+            new JsonObject().put("user_id", "opens-now"), local)).body();
+        JsonObject opened = Await.result(openedOnceHeard.future());
+        assertEquals(created.getString("write_checkpoint"), opened.getString("write_checkpoint"), opened.encode());
+      }
+      Await.result(Future.join(other.close(), leader.close()));
+    } finally {
+      nodes.close();
+    }
+  }
+
   @Test
   void aNodeConfiguredWithAnotherSlotIsRefusedWhileANodeFollowsTheFirst() throws Exception {
     TwoNodes nodes = TwoNodes.start();
@@ -304,6 +351,27 @@ class EmbeddedClusterTest {
         promise.succeed(self);
       } else {
         super.selectForSend(address, promise);
+      }
+    }
+  }
+
+  /** Selects the nodes a publish to one address goes to only after {@code delay}; every other address as Vert.x does. */
+  private static final class SlowPublish extends DefaultNodeSelector {
+
+    private final String address;
+    private final Executor later;
+
+    SlowPublish(String address, Duration delay) {
+      this.address = address;
+      this.later = CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void selectForPublish(String address, Completable<Iterable<String>> promise) {
+      if (address.equals(this.address)) {
+        later.execute(() -> super.selectForPublish(address, promise));
+      } else {
+        super.selectForPublish(address, promise);
       }
     }
   }
