@@ -13,9 +13,12 @@ import java.util.Set;
  */
 final class Cors {
 
-  /** What a PowerSync web client sends, plus what Ackpoint reads itself. */
+  /**
+   * What a PowerSync web client sends, plus what Ackpoint reads itself, plus {@code user-agent}: the
+   * reference allows it, and a browser that lets a script set it (Firefox) asks for it in preflight.
+   */
   private static final Set<String> REQUEST_HEADERS = Set.of(
-      "authorization", "content-type", "accept", "x-user-agent", "x-request-id");
+      "authorization", "content-type", "accept", "user-agent", "x-user-agent", "x-request-id");
   /** What a script may read: when to retry, and which request this was. */
   private static final Set<String> EXPOSED_HEADERS = Set.of("retry-after", "x-request-id");
 

@@ -19,6 +19,8 @@ import io.vertx.ext.web.RoutingContext;
  */
 final class StreamRoutes {
 
+  private static final String ACCEL_BUFFERING = "X-Accel-Buffering";
+
   private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true).setSendTimeout(10_000);
   private static final StreamFormat POWERSYNC = new StreamFormat.PowerSync();
   private static final StreamFormat SSE = new StreamFormat.ServerSentEvents();
@@ -52,7 +54,10 @@ final class StreamRoutes {
     HttpServerResponse response = ctx.response();
     response.setChunked(true)
         .putHeader(HttpHeaders.CONTENT_TYPE, format.contentType())
-        .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache");
+        .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache")
+        // A reverse proxy that buffers responses (nginx does by default) would hold a stream's short
+        // lines until kilobytes had gathered: the client would hear its acknowledgement late.
+        .putHeader(ACCEL_BUFFERING, "no");
     listener.streamOpened();
     AckStream stream = new AckStream(response, format, user.expiresAt().toEpochMilli(), keepaliveMillis, ended -> {
       subscribers.remove(fullUserId, ended);

@@ -15,10 +15,11 @@ import java.util.Map;
 /**
  * Refuses (400) a query string that is not well-formed percent-encoded UTF-8. A lenient decoder turns
  * a stray {@code %} into an exception and every malformed byte sequence into U+FFFD, so that two
- * different client ids would become the same one; after this check, decoding is exact. Refuses a
- * parameter given twice too ({@code ?client_id=a&client_id=b}): the routes would read the first,
- * and whatever reads the request in front of Ackpoint perhaps the last, as with a JSON member named
- * twice.
+ * different client ids would become the same one; after this check, decoding is exact. A parameter
+ * that a route reads and that is given twice ({@code ?client_id=a&client_id=b}) is refused too, by
+ * {@link #param}: the route would read the first, and whatever reads the request in front of
+ * Ackpoint perhaps the last, as with a JSON member named twice. Parameters no route reads are
+ * ignored, repeated or not (a proxy's cache buster, a campaign tag).
  *
  * <p>The routes read their parameters through {@link #param}, decoded as a form (WHATWG URL's
  * {@code application/x-www-form-urlencoded}): pairs split at {@code &} only, names compared exactly.
@@ -41,19 +42,19 @@ final class StrictQuery implements Handler<RoutingContext> {
       Responses.error(ctx.response(), AckpointError.INVALID_QUERY);
       return;
     }
-    for (Map.Entry<String, List<String>> parameter : parameters(ctx).entrySet()) {
-      if (parameter.getValue().size() > 1) {
-        Responses.error(ctx.response(), AckpointError.INVALID_QUERY, "query parameter " + parameter.getKey() + " is given more than once");
-        return;
-      }
-    }
     ctx.next();
   }
 
-  /** The value of the query parameter {@code name}, null if absent; its first if given twice (which {@link #handle} refuses). */
+  /** The value of the query parameter {@code name}, null if absent; a 400 if it is given more than once. */
   static String param(RoutingContext ctx, String name) {
     List<String> values = parameters(ctx).get(name);
-    return values == null ? null : values.get(0);
+    if (values == null) {
+      return null;
+    }
+    if (values.size() > 1) {
+      throw AckpointError.INVALID_QUERY.exception("query parameter " + name + " is given more than once");
+    }
+    return values.get(0);
   }
 
   /** Decoded once per request that has a query, by whichever of the check and the route asks first. */

@@ -54,6 +54,7 @@ class AcknowledgementTest {
     try (StreamClient stream = stream(u1, "c1")) {
       assertEquals(200, stream.status());
       assertTrue(stream.contentType().startsWith("application/x-ndjson"));
+      assertEquals("no", stream.header("X-Accel-Buffering"), "a buffering proxy passes each line on at once");
       JsonObject first = stream.next().getJsonObject("checkpoint");
       assertTrue(first.getString("last_op_id").matches("\\d+"), first.encode());
       assertNull(first.getValue("write_checkpoint"), "nothing acknowledged yet");
@@ -191,6 +192,7 @@ class AcknowledgementTest {
   void serverSentEventsCarryTheAcknowledgementsOfOneUser() {
     try (StreamClient events = StreamClient.serverSentEvents(app.vertx(), app.port(), u1, "web")) {
       assertTrue(events.contentType().startsWith("text/event-stream"));
+      assertEquals("no", events.header("X-Accel-Buffering"));
       assertEquals("event: checkpoint", events.nextLine());
       assertFalse(new JsonObject(events.nextLine().substring("data: ".length())).containsKey("write_checkpoint"));
       assertEquals("", events.nextLine());

@@ -57,11 +57,16 @@ class RequestTargetTest {
   }
 
   @Test
-  void aWrongMethodOnARoutesPathWithATrailingSlashIs405WithItsMethods() throws Exception {
-    String answer = exchange("POST /whoami/ HTTP/1.1\r\nHost: ackpoint\r\nAuthorization: Token " + TestKeys.token("slash")
+  void aWrongMethodOnARoutesPathIs405WithItsMethods() throws Exception {
+    String answer = exchange("POST /whoami HTTP/1.1\r\nHost: ackpoint\r\nAuthorization: Token " + TestKeys.token("slash")
         + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
     assertError(405, "ACK_METHOD_NOT_ALLOWED", answer);
     assertTrue(answer.toLowerCase().contains("\r\nallow: get\r\n"), answer);
+  }
+
+  @Test
+  void aRoutesPathWithDotSegmentsSentAsIsIsAJson404() throws Exception {
+    assertError(404, "ACK_NOT_FOUND", exchange("GET /probes/../metrics HTTP/1.1\r\nHost: ackpoint\r\nConnection: close\r\n\r\n"));
   }
 
   private static void assertError(int status, String code, String answer) {

@@ -81,6 +81,13 @@ class IdentityTest {
   }
 
   @Test
+  void queryParametersThatNoRouteReadsAreIgnoredEvenWhenRepeated() {
+    String token = TestKeys.token("tagged");
+    assertEquals("1", writeCheckpoint2(token, "utm=a&utm=b&client_id=x"));
+    assertEquals("2", writeCheckpoint2(token, "client_id=x&_=1&_=2"));
+  }
+
+  @Test
   void aSemicolonInTheQueryIsPartOfTheClientIdNotASeparator() {
     String token = TestKeys.token("semicolon");
     assertEquals("1", writeCheckpoint2(token, "client_id=x;y"));
