@@ -99,6 +99,7 @@ public final class HttpApi {
     AckpointConfig config = settings.config();
     Router router = Router.router(vertx);
     router.route().handler(RequestEnd::watch);
+    router.route().handler(HttpDate::stamp);
     router.route().handler(homeLoop);
     // Then: a request pipelined behind one framed by a transfer coding is answered by nothing.
     router.route().handler(transferCodings::fence);
@@ -279,7 +280,7 @@ public final class HttpApi {
     Throwable cause = request.decoderResult().cause();
     AckpointError error = cause instanceof TooLongHttpHeaderException ? AckpointError.HEADERS_TOO_LARGE
         : cause instanceof TooLongHttpLineException ? AckpointError.URI_TOO_LONG : AckpointError.BAD_REQUEST;
-    request.response().putHeader(HttpHeaders.CONNECTION, "close");
+    request.response().putHeader(HttpHeaders.CONNECTION, "close").putHeader(HttpHeaders.DATE, HttpDate.now());
     // Counted before it is answered: no route of the router saw it, so none counts it.
     listener.request("unmatched", error.status(), 0);
     Responses.error(request.response(), error, "the request could not be read: "

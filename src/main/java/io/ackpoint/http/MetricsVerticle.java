@@ -46,6 +46,7 @@ public final class MetricsVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     Router router = Router.router(vertx);
+    router.route().handler(HttpDate::stamp);
     route(router, text);
     // The JSON errors of the API's port, not Vert.x's HTML page.
     router.route("/metrics").handler(ctx -> {

@@ -14,6 +14,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
 
 import static io.ackpoint.support.ApiClient.data;
 import static io.ackpoint.support.ApiClient.errorCode;
@@ -224,6 +229,24 @@ class CheckpointApiTest {
     String text = app.running().metrics();
     assertTrue(text.contains("ackpoint_http_requests_seconds_count{route=\"unmatched\",status=\"404\"} 7"), text);
     assertFalse(text.contains("route=\"/whoami\""), text);
+  }
+
+  /** RFC 9110, 6.6.1: an origin server with a clock sends Date, on errors too. */
+  @Test
+  void everyAnswerSaysWhenItWasMade() {
+    Instant before = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+    List<HttpResponse<Buffer>> answers = List.of(
+        ApiClient.send(app.api().request(HttpMethod.GET, "/whoami").putHeader("Authorization", "Token " + token), null),
+        ApiClient.send(app.api().request(HttpMethod.GET, "/whoami"), null),
+        ApiClient.send(app.api().request(HttpMethod.GET, "/nowhere"), null),
+        ApiClient.send(app.api().request(HttpMethod.GET, "/probes/liveness"), null));
+    Instant after = Instant.now();
+    for (HttpResponse<Buffer> answer : answers) {
+      Instant date = ZonedDateTime.parse(answer.getHeader("Date"), DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+      assertTrue(!date.isBefore(before) && !date.isAfter(after), answer.getHeader("Date") + " of a " + answer.statusCode());
+      assertTrue(answer.getHeader("Date").matches("[A-Z][a-z]{2}, \\d{2} [A-Z][a-z]{2} \\d{4} \\d{2}:\\d{2}:\\d{2} GMT"),
+          answer.getHeader("Date"));
+    }
   }
 
   @Test
