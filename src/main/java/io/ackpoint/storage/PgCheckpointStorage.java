@@ -109,8 +109,23 @@ public final class PgCheckpointStorage implements CheckpointStorage {
   }
 
   private Future<StoredBatch> storeAt(String head, List<CheckpointWrite> writes, boolean upsert) {
-    return Attempts.run(writes, MAX_ATTEMPTS, attempt -> attempt(pool, upsert ? UPSERT_BATCH : STORE_BATCH, upsert, attempt, head,
-        new LatestHead(), new LatestHead()));
+    if (upsert) {
+      return Attempts.run(writes, MAX_ATTEMPTS, attempt -> attempt(pool, UPSERT_BATCH, true, attempt, head,
+          new LatestHead(), new LatestHead()));
+    }
+    return pool.withTransaction(conn -> lockUsers(conn, writes).compose(locked -> Attempts.run(writes, MAX_ATTEMPTS,
+        attempt -> attempt(conn, STORE_BATCH, false, attempt, head, new LatestHead(), new LatestHead()))));
+  }
+
+  /** {@link PgStatements#LOCK_USERS}: before the statements of a table without its unique key, in their transaction. */
+  private static Future<Void> lockUsers(SqlConnection conn, List<CheckpointWrite> writes) {
+    return lockUsers(conn, writes.stream().map(w -> w.user().userId()).toArray(String[]::new),
+        writes.stream().map(w -> w.user().clientId()).toArray(String[]::new));
+  }
+
+  private static Future<Void> lockUsers(SqlConnection conn, String[] users, String[] clients) {
+    return conn.preparedQuery(PgStatements.LOCK_USERS)
+        .execute(Tuple.tuple().addArrayOfString(users).addArrayOfString(clients)).mapEmpty();
   }
 
   /**
@@ -159,10 +174,10 @@ public final class PgCheckpointStorage implements CheckpointStorage {
     sourceIsThisDatabase = true;
     String store = PgStatements.storeBatchAtCurrentHead(markerCall);
     String upsert = PgStatements.upsertBatchAtCurrentHead(markerCall);
-    return writes -> withKey(keyed -> pool.withConnection(conn -> keyed
-            ? SuppliedAfterGenerated.store(writes, part -> storeAtCurrentHead(conn, part, upsert, true),
-                (first, second) -> first.plus(second, SuppliedAfterGenerated::merge))
-            : storeAtCurrentHead(conn, writes, store, false)))
+    return writes -> withKey(keyed -> keyed
+            ? pool.withConnection(conn -> SuppliedAfterGenerated.store(writes, part -> storeAtCurrentHead(conn, part, upsert, true),
+                (first, second) -> first.plus(second, SuppliedAfterGenerated::merge)))
+            : pool.withTransaction(conn -> lockUsers(conn, writes).compose(locked -> storeAtCurrentHead(conn, writes, store, false))))
         .recover(e -> Future.failedFuture(storeFailure(e)));
   }
 
@@ -277,7 +292,9 @@ public final class PgCheckpointStorage implements CheckpointStorage {
       requests[i++] = c.request();
     }
     Tuple params = Tuple.of(users, clients, ids, requests, new JsonObject().put("1", position));
-    return guarded(withKey(keyed -> pool.preparedQuery(keyed ? UPSERT_CUSTOM : STORE_CUSTOM).execute(params)).mapEmpty());
+    return guarded(withKey(keyed -> keyed ? pool.preparedQuery(UPSERT_CUSTOM).execute(params)
+        : pool.withTransaction(conn -> lockUsers(conn, users, clients).compose(locked -> conn.preparedQuery(STORE_CUSTOM).execute(params))))
+        .mapEmpty());
   }
 
   @Override

@@ -84,6 +84,25 @@ final class PgStatements {
   static final String HAS_UNIQUE_KEY = "SELECT to_regclass('ackpoint_write_checkpoints_user_client_key') IS NOT NULL";
 
   /**
+   * On a table without its unique key nothing stops two transactions from each creating the row of a
+   * user neither sees yet (an insert's {@code ON CONFLICT} has no key to meet): both commit, the user
+   * has two rows of one id at two heads, and replication passing the lower head acknowledged the
+   * other (a review of the storage's concurrency showed it with two sessions). So a transaction that
+   * writes users there first takes a lock per full user id ({@code $1}, {@code $2}), in one order so
+   * that two of them queue up instead of deadlocking, in a statement of its own: the statements
+   * after it take their snapshots once the locks are held, when any transaction that held them
+   * before has committed its rows. Transaction-level advisory locks, in a space of Ackpoint's own
+   * (two int keys; the migrations take a one-key lock); a hash that two users share only makes them
+   * queue up.
+   */
+  static final String LOCK_USERS = """
+      SELECT count(pg_advisory_xact_lock(hashtext('ackpoint.write_checkpoints'), k)::text) FROM (
+        SELECT DISTINCT hashtext(jsonb_build_array(r.user_id, r.client_id)::text) AS k
+          FROM unnest($1::text[], $2::text[]) AS r(user_id, client_id)
+         ORDER BY k) keys
+      """;
+
+  /**
    * The batch statement of installs without the unique key (they held duplicate rows per user when
    * it came, see {@link PgMigrations}); one statement per batch, at the head {@code headQuery} answers; the answer's rows are one per
    * user (its greatest id, whether a row of it is pending, and the latest head of its pending rows),
@@ -102,7 +121,9 @@ final class PgStatements {
    * one with it. A processed row's head was passed; it takes the batch's. Rows of older installs
    * that hold duplicates per user are each brought up the same way, and the answer is the maximum
    * across them. A user whose row was created by a
-   * concurrent batch after this statement's snapshot is missing from the answer and retried.
+   * concurrent batch after this statement's snapshot is missing from the answer and retried, where
+   * the unique key meets the insert; where there is none, {@link #LOCK_USERS} keeps such a batch
+   * from running meanwhile.
    */
   private static String storeBatch(String headQuery, String markerCall) {
     return """

@@ -36,9 +36,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PgCheckpointStorageTest extends CheckpointStorageContract {
 
   private Sql sql;
+  private Vertx vertx;
 
   @Override
   StorageBackend open(Vertx vertx) {
+    this.vertx = vertx;
     sql = new Sql(vertx, TestDatabase.freshDatabase());
     PgCheckpointStorage pg = storageOn(sql.pool());
     return new StorageBackend() {
@@ -141,6 +143,52 @@ class PgCheckpointStorageTest extends CheckpointStorageContract {
     backend.migrateHolding(List.of(new StorageBackend.Seed("dup", 3, H1), new StorageBackend.Seed("dup", 6, H1)));
     assertEquals(0, indexes("ackpoint_write_checkpoints_user_client_key"));
     assertEquals(1, indexes("ackpoint_write_checkpoints_user_client_idx"));
+  }
+
+  /**
+   * On a table without its unique key, a batch that creates a user while another batch's creation of
+   * that user is not yet committed waits for it and raises its row, rather than creating a second
+   * row of the same id at its own head, which replication passing the first head would have
+   * acknowledged (two such rows were made by two sessions in a review of the statements).
+   */
+  @Test
+  void withoutTheUniqueKeyTwoBatchesCreatingOneUserAtOnceMakeOneRowAndTwoIds() {
+    backend.migrateHolding(List.of(new StorageBackend.Seed("dup", 3, H1), new StorageBackend.Seed("dup", 6, H1)));
+    FullUserId user = StorageBackend.user("created-twice");
+    // Each row's insert waits for a lock this test holds, keeping the first batch's transaction open.
+    sql.query("CREATE FUNCTION held() RETURNS trigger LANGUAGE plpgsql AS $$"
+        + " BEGIN PERFORM pg_advisory_xact_lock(4711); RETURN NEW; END $$");
+    sql.query("CREATE TRIGGER held AFTER INSERT ON ackpoint_write_checkpoints FOR EACH ROW EXECUTE FUNCTION held()");
+    SqlConnection holder = Await.result(sql.pool().getConnection());
+    try {
+      Await.result(holder.query("SELECT pg_advisory_lock(4711)").execute());
+      Future<StoredBatch> first = storage().store(H1, List.of(CheckpointWrite.generated(user)));
+      awaitLockWaiters(1);
+      Future<StoredBatch> second = storage().store(StorageBackend.H2, List.of(CheckpointWrite.generated(user)));
+      // The second waits for the first (or, without the locks of LOCK_USERS, for this test's lock in its own insert).
+      awaitLockWaiters(2);
+      Await.result(holder.query("SELECT pg_advisory_unlock(4711)").execute());
+      List<Long> answers = new ArrayList<>();
+      for (Future<StoredBatch> batch : List.of(first, second)) {
+        answers.add(((WriteOutcome.Stored) Await.result(batch).outcomes().get(user)).checkpoint());
+      }
+      assertEquals(List.of(1L, 2L), answers.stream().sorted().toList());
+      assertEquals(1, backend.rows(user), "one row of the user");
+    } finally {
+      Await.result(holder.close());
+    }
+  }
+
+  /** Polls until {@code n} sessions of this database wait for an advisory lock: nothing else tells. */
+  private void awaitLockWaiters(int n) {
+    for (int poll = 0; poll < 500; poll++) {
+      if (sql.count("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+          + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())") >= n) {
+        return;
+      }
+      Await.result(vertx.timer(20));
+    }
+    throw new AssertionError(n + " sessions never waited for a lock");
   }
 
   /** No migration drops the unique key, but an operator may while Ackpoint runs: batches go on. */
