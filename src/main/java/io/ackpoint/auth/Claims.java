@@ -44,9 +44,10 @@ record Claims(Long exp, Long nbf, Long iat, Object aud, Object sub) {
     if (aud instanceof String single) {
       return audiences.contains(single);
     }
-    if (aud instanceof JsonArray list) {
+    // RFC 7519 section 4.1.3: an array of strings; one that holds anything else is no audience.
+    if (aud instanceof JsonArray list && list.stream().allMatch(String.class::isInstance)) {
       for (Object item : list) {
-        if (item instanceof String s && audiences.contains(s)) {
+        if (audiences.contains((String) item)) {
           return true;
         }
       }

@@ -5,7 +5,9 @@ import io.vertx.core.shareddata.LocalMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * Warns that a JWKS URI cannot be fetched, or that a key it publishes is left out, at most once a
@@ -17,6 +19,8 @@ final class FetchFailureLog {
 
   private static final Logger LOG = LoggerFactory.getLogger(FetchFailureLog.class);
   private static final long QUIET_NANOS = TimeUnit.MINUTES.toNanos(1);
+  /** Keys named in one warning; a set of thousands is counted, not listed. */
+  private static final int NAMED = 3;
 
   private final String uri;
   /** URI → System.nanoTime() of its last warning, shared by the verticles of one Vert.x instance. */
@@ -35,11 +39,13 @@ final class FetchFailureLog {
     }
   }
 
-  /** A key of a fetched JWKS that is left out (it verifies nothing), and why. */
-  void keyLeftOut(String key, String reason) {
-    if (mayWarn(uri + " " + key)) {
-      LOG.warn("the JWKS from {} has {} that {}: it verifies no token (this warning repeats at most once a minute)",
-          uri, key, reason);
+  /** Keys of a fetched JWKS that are left out (they verify nothing), and why: a few named, the rest counted. */
+  void keysLeftOut(List<RemoteJwks.LeftOut> keys) {
+    if (mayWarn(uri + " keys left out")) {
+      String named = keys.stream().limit(NAMED).map(k -> k.key() + " that " + k.reason()).collect(Collectors.joining("; "));
+      String more = keys.size() > NAMED ? " (and " + (keys.size() - NAMED) + " more)" : "";
+      LOG.warn("the JWKS from {} has {}{}: left out, it verifies no token (this warning repeats at most once a minute)",
+          uri, named, more);
     }
   }
 

@@ -15,7 +15,9 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Verifies {@code Authorization: Token|Bearer <jwt>} headers against the trusted keys: the inline
@@ -66,7 +68,7 @@ public final class JwtAuthenticator implements Authenticator {
     for (int i = 0; i < list.size(); i++) {
       if (KeySet.notForSignatures(list.getValue(i))) {
         // An identity provider's JWKS pasted whole lists its encryption keys too (Keycloak's does).
-        LOG.warn("auth.jwks: key {} is an encryption key (use or alg); it verifies no token", i + 1);
+        LOG.warn("auth.jwks: key {} is an encryption key (use, key_ops or alg); it verifies no token", i + 1);
         continue;
       }
       String problem = KeySet.unusable(list.getValue(i));
@@ -211,6 +213,11 @@ public final class JwtAuthenticator implements Authenticator {
     if (!used.accepts(token.alg())) {
       return fail(AckpointError.AUTH_UNSUPPORTED_ALGORITHM);
     }
+    int candidates = used.keysOf(token.alg());
+    if (token.kid() == null && candidates > KeySet.MAX_KEYS_WITHOUT_KID) {
+      return Future.failedFuture(AckpointError.AUTH_UNKNOWN_KEY.exception("the token names no key (kid), and " + candidates + " "
+          + token.alg() + " keys are trusted: a token without a kid is tried against " + KeySet.MAX_KEYS_WITHOUT_KID + " at most"));
+    }
     return verifySignature(used, token.compact()).transform(ar -> {
       if (ar.failed()) {
         return ar.cause() instanceof AckpointException e ? Future.failedFuture(e) : fail(AckpointError.AUTH_BAD_SIGNATURE);
@@ -247,14 +254,38 @@ public final class JwtAuthenticator implements Authenticator {
     return remote.fetch().map(fetched -> {
       if (!fetched.equals(remoteKeys)) {
         remoteKeys = fetched;
-        List<JsonObject> all = new ArrayList<>(inlineKeys);
-        all.addAll(fetched);
-        keys = KeySet.of(vertx, all);
+        keys = KeySet.of(vertx, withRemote(fetched));
         // A key that disappeared must not keep vouching for the tokens it signed.
         verified.clear();
       }
       return null;
     });
+  }
+
+  /**
+   * The inline keys, then the fetched keys whose kid no key before them has: the verifier keeps one
+   * key per kid, the last one given, so a published key named as an inline one replaced it, and
+   * every token of the inline key was refused (a hostile test of the key server). Inline keys are
+   * the operator's own and stay.
+   */
+  private List<JsonObject> withRemote(List<JsonObject> fetched) {
+    List<JsonObject> all = new ArrayList<>(inlineKeys);
+    Set<String> kids = new HashSet<>();
+    inlineKeys.forEach(key -> kids.add(key.getString("kid")));
+    List<String> named = new ArrayList<>();
+    for (JsonObject key : fetched) {
+      String kid = key.getString("kid");
+      if (kid != null && !kids.add(kid)) {
+        named.add(kid);
+      } else {
+        all.add(key);
+      }
+    }
+    if (!named.isEmpty()) {
+      remote.keysLeftOut(named.stream().map(kid -> new RemoteJwks.LeftOut("the key " + kid,
+          "has the kid of a key before it (in auth.jwks, or earlier in the set), which is kept")).toList());
+    }
+    return all;
   }
 
   private static <T> Future<T> fail(AckpointError reason) {

@@ -8,11 +8,14 @@ import io.vertx.ext.auth.impl.jose.JWK;
 import io.vertx.ext.auth.jwt.JWTAuth;
 import io.vertx.ext.auth.jwt.JWTAuthOptions;
 
+import java.security.interfaces.RSAPublicKey;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -23,21 +26,28 @@ import java.util.regex.Pattern;
  */
 final class KeySet {
 
+  /**
+   * A token without a kid is tried against every key of its algorithm, each a signature check on the
+   * event loop: against a published set of thousands of EC keys, one made-up token held a loop for
+   * seconds (a hostile test of the key server). Beyond this many keys such a token is refused.
+   */
+  static final int MAX_KEYS_WITHOUT_KID = 4;
+
   private final JWTAuth verifier;
   private final Set<String> keyIds;
-  private final Set<String> algorithms;
+  private final Map<String, Integer> keysByAlgorithm;
 
-  private KeySet(JWTAuth verifier, Set<String> keyIds, Set<String> algorithms) {
+  private KeySet(JWTAuth verifier, Set<String> keyIds, Map<String, Integer> keysByAlgorithm) {
     this.verifier = verifier;
     this.keyIds = keyIds;
-    this.algorithms = algorithms;
+    this.keysByAlgorithm = keysByAlgorithm;
   }
 
   static KeySet of(Vertx vertx, List<JsonObject> jwks) {
     JWTAuthOptions options = new JWTAuthOptions()
         .setJWTOptions(new JWTOptions().setIgnoreExpiration(true));
     Set<String> kids = new HashSet<>();
-    Set<String> algs = new HashSet<>();
+    Map<String, Integer> algs = new HashMap<>();
     for (JsonObject key : jwks) {
       JsonObject jwk = key.copy();
       String alg = jwk.getString("alg");
@@ -45,14 +55,14 @@ final class KeySet {
         alg = defaultAlgorithm(jwk.getString("kty", ""));
         jwk.put("alg", alg);
       }
-      algs.add(alg);
+      algs.merge(alg, 1, Integer::sum);
       String kid = jwk.getString("kid");
       if (kid != null) {
         kids.add(kid);
       }
       options.addJwk(jwk);
     }
-    return new KeySet(JWTAuth.create(vertx, options), Set.copyOf(kids), Set.copyOf(algs));
+    return new KeySet(JWTAuth.create(vertx, options), Set.copyOf(kids), Map.copyOf(algs));
   }
 
   /**
@@ -70,7 +80,7 @@ final class KeySet {
     List<JsonObject> out = new ArrayList<>(list.size());
     for (Object key : list) {
       if (key instanceof JsonObject jwk && stringOrAbsent(jwk, "kty") && stringOrAbsent(jwk, "kid") && stringOrAbsent(jwk, "alg")
-          && shortSecret(jwk) == null) {
+          && shortSecret(jwk) == null && !notForSignatures(jwk)) {
         out.add(jwk);
       }
     }
@@ -87,8 +97,12 @@ final class KeySet {
       return false;
     }
     return "enc".equals(jwk.getValue("use"))
-        || jwk.getValue("alg") instanceof String alg && ENCRYPTION.matcher(alg).matches();
+        || jwk.getValue("alg") instanceof String alg && ENCRYPTION.matcher(alg).matches()
+        // RFC 7517 section 4.3: a key whose operations are listed verifies only if "verify" is one.
+        || jwk.getValue("key_ops") instanceof JsonArray ops && !ops.contains("verify");
   }
+
+  private static final int MIN_RSA_BITS = 2048;
 
   private static final Pattern ENCRYPTION = Pattern.compile("RSA1_5|RSA-OAEP(-\\d+)?|A\\d+(GCM)?KW|dir|ECDH-ES(\\+A\\d+KW)?|PBES2-.*");
 
@@ -109,6 +123,9 @@ final class KeySet {
       JWK parsed = new JWK(withAlg);
       if (parsed.mac() == null && parsed.publicKey() == null) {
         return "holds no verification key (kty " + jwk.getString("kty") + " needs " + keyMembers(jwk.getString("kty")) + ")";
+      }
+      if (parsed.publicKey() instanceof RSAPublicKey rsa && rsa.getModulus().bitLength() < MIN_RSA_BITS) {
+        return "is an RSA key of " + rsa.getModulus().bitLength() + " bits: RFC 7518 section 3.3 requires at least " + MIN_RSA_BITS;
       }
       return parsed.mac() != null ? shortSecret(withAlg) : null;
     } catch (RuntimeException e) {
@@ -173,6 +190,11 @@ final class KeySet {
   }
 
   boolean accepts(String algorithm) {
-    return algorithms.contains(algorithm);
+    return keysByAlgorithm.containsKey(algorithm);
+  }
+
+  /** How many keys of {@code algorithm} a token without a kid would be tried against. */
+  int keysOf(String algorithm) {
+    return keysByAlgorithm.getOrDefault(algorithm, 0);
   }
 }

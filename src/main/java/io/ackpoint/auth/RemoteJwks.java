@@ -1,10 +1,12 @@
 package io.ackpoint.auth;
 
+import io.ackpoint.config.DevelopmentKey;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpHeaders;
@@ -14,7 +16,11 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 /**
  * Keys published at a JWKS URI. Fetches are bounded by a timeout and shared while one is in flight;
@@ -28,6 +34,7 @@ final class RemoteJwks {
   /** A key set of hundreds of RSA keys is tens of KB. */
   static final int MAX_DOCUMENT_BYTES = 1024 * 1024;
 
+  private final Vertx vertx;
   private final HttpClient client;
   private final String uri;
   private final long minFetchNanos;
@@ -39,6 +46,7 @@ final class RemoteJwks {
   private Future<List<JsonObject>> inFlight;
 
   RemoteJwks(Vertx vertx, String uri, Duration minFetchInterval, Duration timeout, JwksListener listener) {
+    this.vertx = vertx;
     this.timeoutMillis = timeout.toMillis();
     this.client = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout((int) timeoutMillis));
     this.uri = uri;
@@ -64,26 +72,51 @@ final class RemoteJwks {
         .setAbsoluteURI(uri)
         .setIdleTimeout(timeoutMillis)
         .putHeader("accept", "application/json");
-    Future<List<JsonObject>> fetch = client.request(request)
-        .compose(req -> req.send())
+    Future<List<JsonObject>> fetch = withinTimeout(client.request(request), req -> req.send()
         .compose(resp -> {
           if (resp.statusCode() != 200) {
             return Future.failedFuture("the JWKS endpoint answered " + resp.statusCode());
           }
           return boundedBody(resp);
-        })
-        .map(body -> {
-          JsonObject document = new JsonObject(body);
-          List<JsonObject> keys = keysOf(document);
-          warnOfShortSecrets(document);
-          return keys;
-        })
+        }))
+        .map(body -> keysOf(new JsonObject(body)))
         .onFailure(cause -> {
           listener.jwksFetchFailed();
           failureLog.failed(cause);
         });
     inFlight = fetch;
     return fetch.onComplete(ar -> inFlight = null);
+  }
+
+  /**
+   * The answer to {@code request}, failed (and the request reset) once the fetch timeout has passed
+   * since it began. The request's idle timeout bounds each wait for a byte, not the whole answer: a
+   * server that sent its body a byte a second held a fetch, and with it the start of Ackpoint, for
+   * as long as it liked (a hostile test of the key server).
+   */
+  private Future<Buffer> withinTimeout(Future<HttpClientRequest> request, Function<HttpClientRequest, Future<Buffer>> exchange) {
+    Promise<Buffer> answer = Promise.promise();
+    AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
+    long deadline = vertx.setTimer(timeoutMillis, t -> {
+      if (answer.tryFail(new TimeoutException("the JWKS endpoint did not answer in full within " + timeoutMillis + " ms"))) {
+        HttpClientRequest req = sent.get();
+        if (req != null) {
+          req.reset();
+        }
+      }
+    });
+    request.compose(req -> {
+      sent.set(req);
+      return exchange.apply(req);
+    }).onComplete(ar -> {
+      vertx.cancelTimer(deadline);
+      if (ar.succeeded()) {
+        answer.tryComplete(ar.result());
+      } else {
+        answer.tryFail(ar.cause());
+      }
+    });
+    return answer.future();
   }
 
   /**
@@ -126,26 +159,52 @@ final class RemoteJwks {
     return new IllegalStateException("the JWKS document is larger than " + MAX_DOCUMENT_BYTES / 1024 + " KB");
   }
 
-  /** Only an explicit list revokes keys: a document without one (such as {@code {}}) fails the fetch. */
-  private static List<JsonObject> keysOf(JsonObject document) {
-    if (!document.containsKey("keys")) {
-      throw new IllegalArgumentException("not a JWKS: no keys");
-    }
-    return KeySet.keysOf(document);
+  /** A key of a fetched JWKS that verifies no token, and why. */
+  record LeftOut(String key, String reason) {
   }
 
   /**
-   * An identity provider that publishes a secret too short to be one would otherwise see nothing but
-   * its tokens refused ({@link KeySet#keysOf} leaves such a key out).
+   * The keys of {@code document} that verify signatures. Only an explicit list revokes keys: a
+   * document without one (such as {@code {}}) fails the fetch, and so does a list of entries none of
+   * which is such a key ({@code [1, 2]}, {@code [{}]}), which took every remote key away. Entries
+   * that cannot verify are left out, as RFC 7517 asks, with a warning; the verifier is never given
+   * one (it logged each with a stack trace: tens of MB for a set of thousands).
    */
-  private void warnOfShortSecrets(JsonObject document) {
-    if (document.getValue("keys") instanceof JsonArray keys) {
-      for (Object key : keys) {
-        String reason = key instanceof JsonObject jwk ? KeySet.shortSecret(jwk) : null;
-        if (reason != null) {
-          failureLog.keyLeftOut(((JsonObject) key).getValue("kid") instanceof String id ? "the key " + id : "a key without kid", reason);
-        }
+  private List<JsonObject> keysOf(JsonObject document) {
+    if (!document.containsKey("keys")) {
+      throw new IllegalArgumentException("not a JWKS: no keys");
+    }
+    if (!(document.getValue("keys") instanceof JsonArray entries)) {
+      throw new IllegalArgumentException("not a JWKS: keys is not a list");
+    }
+    List<JsonObject> usable = new ArrayList<>();
+    List<LeftOut> leftOut = new ArrayList<>();
+    for (Object entry : entries) {
+      if (KeySet.notForSignatures(entry)) {
+        continue;
       }
+      // The development key's secret is in Ackpoint's source: published, it would let anyone sign.
+      String problem = entry instanceof JsonObject jwk && DevelopmentKey.is(jwk)
+          ? "is the development key, whose secret is published with Ackpoint" : KeySet.unusable(entry);
+      if (problem == null) {
+        usable.add((JsonObject) entry);
+      } else {
+        leftOut.add(new LeftOut(entry instanceof JsonObject jwk && jwk.getValue("kid") instanceof String id ? "the key " + id
+            : "a key without kid", problem));
+      }
+    }
+    if (usable.isEmpty() && !leftOut.isEmpty()) {
+      throw new IllegalArgumentException("not a JWKS of signature keys: none of its " + entries.size()
+          + " entries verifies a token (" + leftOut.get(0).key() + " " + leftOut.get(0).reason() + ")");
+    }
+    keysLeftOut(leftOut);
+    return List.copyOf(usable);
+  }
+
+  /** Warns of keys published here that verify no token (at most once a minute). */
+  void keysLeftOut(List<LeftOut> keys) {
+    if (!keys.isEmpty()) {
+      failureLog.keysLeftOut(keys);
     }
   }
 

@@ -8,8 +8,10 @@ import io.ackpoint.support.TestKeys;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
@@ -36,7 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(VertxExtension.class)
 class JwksEndpointTest {
 
-  enum Mode { UP, DOWN, SLOW, HUGE, HUGE_CHUNKED }
+  enum Mode { UP, DOWN, SLOW, TRICKLE, HUGE, HUGE_CHUNKED }
 
   private static final String ROTATED_KID = "rotated-in";
 
@@ -57,11 +59,29 @@ class JwksEndpointTest {
         case UP -> req.response().putHeader("content-type", "application/json").end(published.encode());
         case DOWN -> req.response().setStatusCode(503).end();
         case SLOW -> { } // never answers
+        // Answers at once, then sends its key set a byte every 50 ms: never idle for the fetch timeout.
+        case TRICKLE -> trickle(req.response().setChunked(true).putHeader("content-type", "application/json"),
+            Buffer.buffer(published.encode()));
         // A key set of valid keys, padded past the size limit, announced or not.
         case HUGE -> req.response().putHeader("content-type", "application/json").end(padded());
         case HUGE_CHUNKED -> req.response().setChunked(true).putHeader("content-type", "application/json").end(padded());
       }
     }).listen(0, "127.0.0.1"));
+  }
+
+  private void trickle(HttpServerResponse response, Buffer body) {
+    AtomicInteger sent = new AtomicInteger();
+    vertx.setPeriodic(50, id -> {
+      if (response.closed() || sent.get() == body.length()) {
+        vertx.cancelTimer(id);
+        if (!response.closed()) {
+          response.end();
+        }
+        return;
+      }
+      int at = sent.getAndIncrement();
+      response.write(body.getBuffer(at, at + 1));
+    });
   }
 
   private String padded() {
@@ -87,10 +107,15 @@ class JwksEndpointTest {
 
   /** Ackpoint with only remote keys, on {@code instances} HTTP verticles, each with its own authenticator. */
   private void start(String minFetchInterval, String refreshInterval, int instances) {
+    start(minFetchInterval, refreshInterval, instances, new JsonObject());
+  }
+
+  /** Ackpoint with the keys {@code inline} and the remote ones. */
+  private void start(String minFetchInterval, String refreshInterval, int instances, JsonObject inline) {
     app = RunningAckpoint.fresh(vertx, config -> {
       config.getJsonObject("http").put("instances", instances);
       config.getJsonObject("auth")
-          .put("jwks", new JsonObject())
+          .put("jwks", inline)
           .put("jwks_uri", jwksUri())
           .put("jwks_min_fetch_interval", minFetchInterval)
           .put("jwks_refresh_interval", refreshInterval)
@@ -180,6 +205,18 @@ class JwksEndpointTest {
     assertTrue(fetches.get() > before, "the hanging endpoint was asked");
   }
 
+  /** The fetch timeout bounds the whole answer, not each wait for a byte: a slow body held the start for good. */
+  @Test
+  void aKeyServerThatSendsItsBodySlowlyHoldsNeitherTheStartNorARequest() {
+    mode = Mode.TRICKLE;
+    start("0s");
+    var unknown = app.api.writeCheckpoint2(tokenOfKey(ROTATED_KID, TestKeys.OTHER_SECRET), "c");
+    assertEquals("ACK_AUTH_UNKNOWN_KEY", ApiClient.errorCode(unknown), unknown.bodyAsString());
+    mode = Mode.UP;
+    var known = app.api.writeCheckpoint2(TestKeys.token(vertx, "jwks-user"), "c");
+    assertEquals(200, known.statusCode(), known.bodyAsString());
+  }
+
   @Test
   void aFloodOfUnknownKeysOrUnverifiableTokensDoesNotFloodTheKeyServer() {
     start("1h");
@@ -218,6 +255,47 @@ class JwksEndpointTest {
       assertEquals(200, known.statusCode(), known.bodyAsString());
     }
     assertEquals(2.0, app.ackpoint.meterRegistry().get("ackpoint.jwks.fetch.failures").counter().count());
+  }
+
+  /** The verifier keeps one key per kid: a published key named as an inline one replaced it, and its tokens were refused. */
+  @Test
+  void aPublishedKeyNamedAsAnInlineOneLeavesTheInlineKeyInUse() {
+    published = new JsonObject().put("keys", new JsonArray()
+        .add(new JsonObject().put("kty", "oct").put("kid", TestKeys.KID).put("alg", "HS256").put("k", TestKeys.OTHER_SECRET)));
+    start("0s", "1h", 1, TestKeys.jwks());
+    var inline = app.api.writeCheckpoint2(TestKeys.token(vertx, "jwks-user"), "c");
+    assertEquals(200, inline.statusCode(), inline.bodyAsString());
+    var impostor = app.api.writeCheckpoint2(tokenOfKey(TestKeys.KID, TestKeys.OTHER_SECRET), "c");
+    assertEquals("ACK_AUTH_BAD_SIGNATURE", ApiClient.errorCode(impostor), impostor.bodyAsString());
+  }
+
+  /** Only an explicit list revokes keys: entries none of which is a key ([1, 2], [{}]) took every remote key away. */
+  @Test
+  void aSetWhoseEntriesAreNoneOfThemKeysIsAFailedFetchAndTheKnownKeysStay() {
+    // One authenticator: each HTTP verticle has its own keys.
+    start("0s", "1h", 1);
+    published = onlyTheRotatedKey();
+    assertEquals(200, app.api.writeCheckpoint2(tokenOfKey(ROTATED_KID, TestKeys.OTHER_SECRET), "c").statusCode());
+    for (JsonArray junk : List.of(new JsonArray().add(1).add(2), new JsonArray().add(new JsonObject()), new JsonArray().addNull())) {
+      published = new JsonObject().put("keys", junk);
+      assertEquals("ACK_AUTH_UNKNOWN_KEY", ApiClient.errorCode(app.api.writeCheckpoint2(tokenOfKey("made-up", TestKeys.OTHER_SECRET), "c")));
+      var kept = app.api.writeCheckpoint2(tokenOfKey(ROTATED_KID, TestKeys.OTHER_SECRET), "c");
+      assertEquals(200, kept.statusCode(), junk.encode() + ": " + kept.bodyAsString());
+    }
+  }
+
+  /** Its secret is in Ackpoint's source: whoever publishes it lets anyone sign, whatever address Ackpoint listens on. */
+  @Test
+  void thePublishedDevelopmentKeyIsLeftOutOfAFetchedSet() {
+    start("0s", "1h", 1);
+    String developmentSecret = "iJoVKTbQkCatM5bOb3GMzH-irPqiv-EwBnI_6EVtkv0";
+    published = onlyTheRotatedKey();
+    published.getJsonArray("keys").add(new JsonObject().put("kty", "oct").put("kid", "published-dev").put("alg", "HS256")
+        .put("k", developmentSecret));
+    var rotated = app.api.writeCheckpoint2(tokenOfKey(ROTATED_KID, TestKeys.OTHER_SECRET), "c");
+    assertEquals(200, rotated.statusCode(), rotated.bodyAsString());
+    var development = app.api.writeCheckpoint2(tokenOfKey("published-dev", developmentSecret), "c");
+    assertEquals("ACK_AUTH_UNKNOWN_KEY", ApiClient.errorCode(development), development.bodyAsString());
   }
 
   @Test

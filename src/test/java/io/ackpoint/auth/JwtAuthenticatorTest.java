@@ -14,10 +14,15 @@ import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.math.BigInteger;
+import java.security.KeyPairGenerator;
+import java.security.interfaces.RSAPublicKey;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -129,5 +134,83 @@ class JwtAuthenticatorTest {
         Duration.ofSeconds(5), Duration.ofSeconds(5))), "HS256 is the default of an oct key");
     JwtAuthenticator.requireUsableKeys(new AuthConfig(List.of(TestKeys.AUDIENCE), TestKeys.jwks(), "", Duration.ofMinutes(5),
         Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(5)));
+  }
+
+  private static AuthConfig inline(JsonArray keys) {
+    return new AuthConfig(List.of(TestKeys.AUDIENCE), new JsonObject().put("keys", keys), "", Duration.ofMinutes(5),
+        Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(5));
+  }
+
+  /** An HS256 secret of 32 bytes, different for each {@code i}. */
+  private static String secret(int i) {
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(("secret number " + i + " of this test......").getBytes());
+  }
+
+  private static String withoutKid(JsonObject claims, String secret) {
+    return TestKeys.handMade(new JsonObject().put("alg", "HS256").put("typ", "JWT"), claims, secret);
+  }
+
+  /**
+   * Each key a token without a kid is tried against is a signature check on the event loop: a made-up
+   * token against a published set of thousands of keys held a loop for seconds. Beyond a few keys of
+   * its algorithm, such a token is refused before any check.
+   */
+  @Test
+  void aTokenWithoutKidIsTriedAgainstAFewKeysOfItsAlgorithmAtMost(Vertx vertx) {
+    JsonArray keys = new JsonArray();
+    for (int i = 0; i < KeySet.MAX_KEYS_WITHOUT_KID; i++) {
+      keys.add(new JsonObject().put("kty", "oct").put("kid", "k" + i).put("alg", "HS256").put("k", secret(i)));
+    }
+    String signedByTheLast = withoutKid(TestKeys.claims("few"), secret(KeySet.MAX_KEYS_WITHOUT_KID - 1));
+    JwtAuthenticator few = Await.result(JwtAuthenticator.create(vertx, inline(keys.copy()), JwksListener.NONE));
+    assertEquals("few", Await.result(few.authenticate("Token " + signedByTheLast)).userId());
+
+    keys.add(new JsonObject().put("kty", "oct").put("kid", "one-more").put("alg", "HS256").put("k", secret(99)));
+    JwtAuthenticator many = Await.result(JwtAuthenticator.create(vertx, inline(keys), JwksListener.NONE));
+    assertEquals(AckpointError.AUTH_UNKNOWN_KEY, failure(many.authenticate("Token " + signedByTheLast)));
+    String named = TestKeys.sign(vertx, "k0", secret(0), TestKeys.claims("named"));
+    assertEquals("named", Await.result(many.authenticate("Token " + named)).userId(), "a token that names its key is checked once");
+  }
+
+  /** RFC 7519 section 4.1.3: aud is a string or an array of strings. */
+  @Test
+  void anAudienceArrayThatHoldsAnythingButStringsIsNoAudience(Vertx vertx) {
+    JwtAuthenticator authenticator = Await.result(JwtAuthenticator.create(vertx, inline(TestKeys.jwks().getJsonArray("keys")),
+        JwksListener.NONE));
+    String mixed = TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET,
+        TestKeys.claims("aud").put("aud", new JsonArray().add(1).add(TestKeys.AUDIENCE)));
+    assertEquals(AckpointError.AUTH_WRONG_AUDIENCE, failure(authenticator.authenticate("Token " + mixed)));
+    String strings = TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET,
+        TestKeys.claims("aud").put("aud", new JsonArray().add("other").add(TestKeys.AUDIENCE)));
+    assertEquals("aud", Await.result(authenticator.authenticate("Token " + strings)).userId());
+  }
+
+  /** RFC 7518 section 3.3: RS256 keys of at least 2048 bits. */
+  @Test
+  void aConfiguredRsaKeyShorterThan2048BitsIsRefusedNamingItsSize() throws Exception {
+    KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
+    generator.initialize(1024);
+    RSAPublicKey weak = (RSAPublicKey) generator.generateKeyPair().getPublic();
+    Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
+    JsonObject key = new JsonObject().put("kty", "RSA").put("kid", "short").put("alg", "RS256")
+        .put("n", b64.encodeToString(unsigned(weak.getModulus()))).put("e", b64.encodeToString(unsigned(weak.getPublicExponent())));
+    ConfigException refused = assertThrows(ConfigException.class, () -> JwtAuthenticator.requireUsableKeys(inline(new JsonArray().add(key))));
+    assertTrue(refused.getMessage().contains("is an RSA key of 1024 bits"), refused.getMessage());
+  }
+
+  private static byte[] unsigned(BigInteger value) {
+    byte[] bytes = value.toByteArray();
+    return bytes[0] == 0 ? Arrays.copyOfRange(bytes, 1, bytes.length) : bytes;
+  }
+
+  /** RFC 7517 section 4.3: a key whose key_ops leave out "verify" verifies nothing. */
+  @Test
+  void aKeyWhoseOperationsLeaveOutVerifyVerifiesNothing(Vertx vertx) {
+    JsonObject encryptOnly = new JsonObject().put("kty", "oct").put("kid", "enc-only").put("alg", "HS256").put("k", secret(1))
+        .put("key_ops", new JsonArray().add("encrypt"));
+    JsonArray keys = TestKeys.jwks().getJsonArray("keys").copy().add(encryptOnly);
+    JwtAuthenticator authenticator = Await.result(JwtAuthenticator.create(vertx, inline(keys), JwksListener.NONE));
+    String token = TestKeys.sign(vertx, "enc-only", secret(1), TestKeys.claims("ops"));
+    assertEquals(AckpointError.AUTH_UNKNOWN_KEY, failure(authenticator.authenticate("Token " + token)));
   }
 }

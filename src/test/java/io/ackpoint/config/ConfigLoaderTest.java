@@ -8,6 +8,8 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 
@@ -307,6 +309,12 @@ class ConfigLoaderTest {
     ConfigException renamed = assertThrows(ConfigException.class,
         () -> ConfigLoader.resolve(listeningOn("0.0.0.0", "prod-2024", DEVELOPMENT_SECRET + "="), Map.of()));
     assertTrue(renamed.getMessage().contains("published development key with kid prod-2024"), renamed.getMessage());
+    // HMAC pads a short key with zero bytes: followed by zeros, it is the same key.
+    String zeroPadded = Base64.getUrlEncoder().withoutPadding().encodeToString(
+        Arrays.copyOf(Base64.getUrlDecoder().decode(DEVELOPMENT_SECRET), 64));
+    ConfigException padded = assertThrows(ConfigException.class,
+        () -> ConfigLoader.resolve(listeningOn("0.0.0.0", "padded", zeroPadded), Map.of()));
+    assertTrue(padded.getMessage().contains("published development key with kid padded"), padded.getMessage());
     // The Docker image: the shipped configuration with every interface.
     ConfigException shipped = assertThrows(ConfigException.class, () -> ConfigLoader.load(
         Map.of("ACKPOINT_CONFIG", "conf/ackpoint.yaml", "ACKPOINT_HTTP_HOST", "0.0.0.0")));
