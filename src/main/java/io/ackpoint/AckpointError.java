@@ -29,6 +29,7 @@ public enum AckpointError {
   AUTH_BAD_SIGNATURE(401, "ACK_AUTH_BAD_SIGNATURE", "the token's signature does not verify"),
   AUTH_EXPIRED(401, "ACK_AUTH_EXPIRED", "the token has expired or has no exp claim"),
   AUTH_NOT_YET_VALID(401, "ACK_AUTH_NOT_YET_VALID", "the token is not valid yet"),
+  AUTH_TOO_LONG_LIVED(401, "ACK_AUTH_TOO_LONG_LIVED", "the token is valid for longer than auth.max_token_lifetime allows"),
   AUTH_WRONG_AUDIENCE(401, "ACK_AUTH_WRONG_AUDIENCE", "the token's audience is not accepted"),
   AUTH_INVALID_SUBJECT(401, "ACK_AUTH_INVALID_SUBJECT", "the token's sub must be a non-empty string that storage can hold"),
   ADMIN_UNAUTHORIZED(401, "ACK_ADMIN_UNAUTHORIZED", "a valid admin token is required"),

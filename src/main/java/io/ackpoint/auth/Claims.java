@@ -26,13 +26,22 @@ record Claims(Long exp, Long nbf, Long iat, Object aud, Object sub) {
         claims.getValue("aud"), claims.getValue("sub"));
   }
 
-  /** The identity these claims give at {@code now} (epoch seconds), or the reason they give none. */
-  AuthenticatedUser user(long now, long skew, List<String> audiences) {
+  /**
+   * The identity these claims give at {@code now} (epoch seconds), or the reason they give none. A
+   * token may be valid for {@code maxLifetime} seconds at most, counted from its {@code iat}, or from
+   * now without one.
+   */
+  AuthenticatedUser user(long now, long skew, List<String> audiences, long maxLifetime) {
     if (exp == null || now - skew >= exp) {
       throw AckpointError.AUTH_EXPIRED.exception();
     }
     if ((nbf != null && nbf > now + skew) || (iat != null && iat > now + skew)) {
       throw AckpointError.AUTH_NOT_YET_VALID.exception();
+    }
+    long lifetime = exp - (iat != null ? iat : now);
+    if (lifetime > maxLifetime) {
+      throw AckpointError.AUTH_TOO_LONG_LIVED.exception("the token is valid for " + lifetime + " s, longer than the "
+          + maxLifetime + " s of auth.max_token_lifetime");
     }
     if (!audienceAccepted(audiences)) {
       throw AckpointError.AUTH_WRONG_AUDIENCE.exception();

@@ -224,7 +224,8 @@ public final class JwtAuthenticator implements Authenticator {
       }
       AuthenticatedUser user;
       try {
-        user = token.claims().user(clock.instant().getEpochSecond(), config.clockSkew().toSeconds(), config.audiences());
+        user = token.claims().user(clock.instant().getEpochSecond(), config.clockSkew().toSeconds(), config.audiences(),
+            config.maxTokenLifetime().toSeconds());
       } catch (AckpointException e) {
         return Future.failedFuture(e);
       }

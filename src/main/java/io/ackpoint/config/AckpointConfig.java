@@ -47,7 +47,8 @@ public record AckpointConfig(
    * {@code jwksMinFetchInterval}.
    */
   public record AuthConfig(List<String> audiences, JsonObject jwks, String jwksUri, Duration jwksRefreshInterval,
-                           Duration jwksMinFetchInterval, Duration jwksFetchTimeout, Duration clockSkew) {
+                           Duration jwksMinFetchInterval, Duration jwksFetchTimeout, Duration clockSkew,
+                           Duration maxTokenLifetime) {
   }
 
   public enum DatabaseType { EMBEDDED, POSTGRESQL, MONGODB }

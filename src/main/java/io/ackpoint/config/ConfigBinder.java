@@ -56,7 +56,8 @@ final class ConfigBinder {
         positive(r, "auth.jwks_refresh_interval"),
         r.duration("auth.jwks_min_fetch_interval"),
         timeout(r, "auth.jwks_fetch_timeout"),
-        r.duration("auth.clock_skew"));
+        r.duration("auth.clock_skew"),
+        positive(r, "auth.max_token_lifetime"));
     if (auth.audiences().isEmpty()) {
       throw new ConfigException("auth.audience", "at least one audience is required");
     }

@@ -34,6 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(VertxExtension.class)
 class JwtAuthenticatorTest {
 
+  private static final Duration DAY = Duration.ofHours(24);
+
   /** A clock the test moves. */
   static final class MovingClock extends Clock {
     Instant now = Instant.now();
@@ -93,7 +95,7 @@ class JwtAuthenticatorTest {
   void aVerifiedTokenKeepsBeingCheckedForExpiry(Vertx vertx) {
     MovingClock clock = new MovingClock();
     AuthConfig config = new AuthConfig(List.of(TestKeys.AUDIENCE), TestKeys.jwks(), "", Duration.ofMinutes(5),
-        Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(5));
+        Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(5), DAY);
     JwtAuthenticator authenticator = Await.result(JwtAuthenticator.create(vertx, config, JwksListener.NONE, clock));
     long now = clock.now.getEpochSecond();
     String token = TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, TestKeys.claims("alice").put("exp", now + 60));
@@ -108,7 +110,7 @@ class JwtAuthenticatorTest {
   void aTokenWithinTheClockSkewIsStillAccepted(Vertx vertx) {
     MovingClock clock = new MovingClock();
     AuthConfig config = new AuthConfig(List.of(TestKeys.AUDIENCE), TestKeys.jwks(), "", Duration.ofMinutes(5),
-        Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(30));
+        Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(30), DAY);
     JwtAuthenticator authenticator = Await.result(JwtAuthenticator.create(vertx, config, JwksListener.NONE, clock));
     long now = clock.now.getEpochSecond();
     String expiredByTen = TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, TestKeys.claims("bob").put("exp", now - 10));
@@ -123,7 +125,7 @@ class JwtAuthenticatorTest {
     for (String[] weak : new String[][] {{"HS256", "YWJj"}, {"HS256", "AA"}, {"HS512", TestKeys.SECRET}}) {
       JsonObject key = new JsonObject().put("kty", "oct").put("kid", "weak").put("alg", weak[0]).put("k", weak[1]);
       AuthConfig config = new AuthConfig(List.of(TestKeys.AUDIENCE), new JsonObject().put("keys", new JsonArray().add(key)),
-          "", Duration.ofMinutes(5), Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(5));
+          "", Duration.ofMinutes(5), Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(5), DAY);
       ConfigException refused = assertThrows(ConfigException.class, () -> JwtAuthenticator.requireUsableKeys(config));
       assertTrue(refused.getMessage().contains("auth.jwks") && refused.getMessage().contains("key 1 (kid weak) is a secret of "),
           refused.getMessage());
@@ -131,14 +133,14 @@ class JwtAuthenticatorTest {
     JsonObject withoutAlg = new JsonObject().put("kty", "oct").put("k", "YWJj");
     assertThrows(ConfigException.class, () -> JwtAuthenticator.requireUsableKeys(new AuthConfig(List.of(TestKeys.AUDIENCE),
         new JsonObject().put("keys", new JsonArray().add(withoutAlg)), "", Duration.ofMinutes(5), Duration.ZERO,
-        Duration.ofSeconds(5), Duration.ofSeconds(5))), "HS256 is the default of an oct key");
+        Duration.ofSeconds(5), Duration.ofSeconds(5), DAY)), "HS256 is the default of an oct key");
     JwtAuthenticator.requireUsableKeys(new AuthConfig(List.of(TestKeys.AUDIENCE), TestKeys.jwks(), "", Duration.ofMinutes(5),
-        Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(5)));
+        Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(5), DAY));
   }
 
   private static AuthConfig inline(JsonArray keys) {
     return new AuthConfig(List.of(TestKeys.AUDIENCE), new JsonObject().put("keys", keys), "", Duration.ofMinutes(5),
-        Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(5));
+        Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(5), DAY);
   }
 
   /** An HS256 secret of 32 bytes, different for each {@code i}. */
@@ -212,5 +214,26 @@ class JwtAuthenticatorTest {
     JwtAuthenticator authenticator = Await.result(JwtAuthenticator.create(vertx, inline(keys), JwksListener.NONE));
     String token = TestKeys.sign(vertx, "enc-only", secret(1), TestKeys.claims("ops"));
     assertEquals(AckpointError.AUTH_UNKNOWN_KEY, failure(authenticator.authenticate("Token " + token)));
+  }
+
+  /** As on the reference: a token that leaks is of use for auth.max_token_lifetime at most. */
+  @Test
+  void aTokenValidForLongerThanTheMaximumLifetimeIsRefused(Vertx vertx) {
+    JwtAuthenticator authenticator = Await.result(JwtAuthenticator.create(vertx, inline(TestKeys.jwks().getJsonArray("keys")),
+        JwksListener.NONE));
+    long now = Instant.now().getEpochSecond();
+    long day = DAY.toSeconds();
+    String aDay = TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, TestKeys.claims("day").put("iat", now).put("exp", now + day));
+    assertEquals("day", Await.result(authenticator.authenticate("Token " + aDay)).userId());
+    String longer = TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, TestKeys.claims("long").put("iat", now).put("exp", now + day + 1));
+    assertEquals(AckpointError.AUTH_TOO_LONG_LIVED, failure(authenticator.authenticate("Token " + longer)));
+    // Issued long ago, expiring soon: its lifetime is still longer than a day.
+    String old = TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET,
+        TestKeys.claims("old").put("iat", now - 2 * day).put("exp", now + 60));
+    assertEquals(AckpointError.AUTH_TOO_LONG_LIVED, failure(authenticator.authenticate("Token " + old)));
+    JsonObject withoutIat = TestKeys.claims("no-iat").put("exp", now + day + 120);
+    withoutIat.remove("iat");
+    assertEquals(AckpointError.AUTH_TOO_LONG_LIVED,
+        failure(authenticator.authenticate("Token " + TestKeys.sign(vertx, TestKeys.KID, TestKeys.SECRET, withoutIat))));
   }
 }

@@ -334,10 +334,18 @@ class AuthenticationTest {
   @Test
   void fractionalAndExponentNumericDatesAreAccepted() {
     assertAccepted(withClaim("exp", (now() + 3600) + ".5"));
-    assertAccepted(withClaim("exp", "253402300799"));
-    assertAccepted(withClaim("exp", "1.0e10"));
-    assertAccepted(withClaim("iat", "1.5E9"));
+    // now + 1 h (or - 1 min) with its ten digits as a mantissa: exact.
+    assertAccepted(withClaim("exp", exponentForm(now() + 3600, "e")));
+    assertAccepted(withClaim("iat", exponentForm(now() - 60, "E")));
     assertAccepted(withClaim("nbf", "-0"));
+    // A NumericDate up to the year 9999 is read; valid for longer than auth.max_token_lifetime, it is refused for that.
+    assertRejected(withClaim("exp", "253402300799"), "ACK_AUTH_TOO_LONG_LIVED", "auth.max_token_lifetime");
+  }
+
+  /** {@code seconds} (ten digits) as d.ddddddddd followed by {@code e} and 9. */
+  private static String exponentForm(long seconds, String e) {
+    String digits = Long.toString(seconds);
+    return digits.charAt(0) + "." + digits.substring(1) + e + "9";
   }
 
   @Test
