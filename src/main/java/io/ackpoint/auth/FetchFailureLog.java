@@ -39,9 +39,12 @@ final class FetchFailureLog {
     }
   }
 
-  /** Keys of a fetched JWKS that are left out (they verify nothing), and why: a few named, the rest counted. */
-  void keysLeftOut(List<RemoteJwks.LeftOut> keys) {
-    if (mayWarn(uri + " keys left out")) {
+  /**
+   * Keys of a fetched JWKS that are left out (they verify nothing), and why: a few named, the rest
+   * counted. Each {@code kind} of reason has its own minute, so that one does not silence another.
+   */
+  void keysLeftOut(String kind, List<RemoteJwks.LeftOut> keys) {
+    if (mayWarn(uri + " keys left out: " + kind)) {
       String named = keys.stream().limit(NAMED).map(k -> k.key() + " that " + k.reason()).collect(Collectors.joining("; "));
       String more = keys.size() > NAMED ? " (and " + (keys.size() - NAMED) + " more)" : "";
       LOG.warn("the JWKS from {} has {}{}: left out, it verifies no token (this warning repeats at most once a minute)",

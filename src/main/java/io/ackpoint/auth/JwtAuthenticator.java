@@ -213,10 +213,11 @@ public final class JwtAuthenticator implements Authenticator {
     if (!used.accepts(token.alg())) {
       return fail(AckpointError.AUTH_UNSUPPORTED_ALGORITHM);
     }
-    int candidates = used.keysOf(token.alg());
-    if (token.kid() == null && candidates > KeySet.MAX_KEYS_WITHOUT_KID) {
-      return Future.failedFuture(AckpointError.AUTH_UNKNOWN_KEY.exception("the token names no key (kid), and " + candidates + " "
-          + token.alg() + " keys are trusted: a token without a kid is tried against " + KeySet.MAX_KEYS_WITHOUT_KID + " at most"));
+    int tried = used.keysTried(token.alg(), token.kid());
+    if (tried > KeySet.MAX_KEYS_TRIED) {
+      return Future.failedFuture(AckpointError.AUTH_UNKNOWN_KEY.exception("the token could be checked against " + tried + " "
+          + token.alg() + " keys (" + (token.kid() == null ? "it names no kid" : "keys without a kid") + "): "
+          + KeySet.MAX_KEYS_TRIED + " at most are tried"));
     }
     return verifySignature(used, token.compact()).transform(ar -> {
       if (ar.failed()) {
@@ -264,28 +265,25 @@ public final class JwtAuthenticator implements Authenticator {
   }
 
   /**
-   * The inline keys, then the fetched keys whose kid no key before them has: the verifier keeps one
-   * key per kid, the last one given, so a published key named as an inline one replaced it, and
-   * every token of the inline key was refused (a hostile test of the key server). Inline keys are
-   * the operator's own and stay.
+   * The inline keys, then the fetched keys that no key before them names: the verifier keeps one key
+   * per algorithm and kid, the last one given, so a published key named as an inline one replaced
+   * it, and every token of the inline key was refused (a hostile test of the key server). Inline
+   * keys are the operator's own and stay.
    */
   private List<JsonObject> withRemote(List<JsonObject> fetched) {
     List<JsonObject> all = new ArrayList<>(inlineKeys);
-    Set<String> kids = new HashSet<>();
-    inlineKeys.forEach(key -> kids.add(key.getString("kid")));
-    List<String> named = new ArrayList<>();
+    Set<String> names = new HashSet<>();
+    inlineKeys.forEach(key -> names.add(KeySet.name(key)));
+    List<RemoteJwks.LeftOut> named = new ArrayList<>();
     for (JsonObject key : fetched) {
-      String kid = key.getString("kid");
-      if (kid != null && !kids.add(kid)) {
-        named.add(kid);
+      if (key.getString("kid") != null && !names.add(KeySet.name(key))) {
+        named.add(new RemoteJwks.LeftOut("the key " + key.getString("kid"),
+            "has the algorithm and kid of a key before it (in auth.jwks, or earlier in the set), which is kept"));
       } else {
         all.add(key);
       }
     }
-    if (!named.isEmpty()) {
-      remote.keysLeftOut(named.stream().map(kid -> new RemoteJwks.LeftOut("the key " + kid,
-          "has the kid of a key before it (in auth.jwks, or earlier in the set), which is kept")).toList());
-    }
+    remote.keysLeftOut("named as another", named);
     return all;
   }
 

@@ -27,20 +27,25 @@ import java.util.regex.Pattern;
 final class KeySet {
 
   /**
-   * A token without a kid is tried against every key of its algorithm, each a signature check on the
-   * event loop: against a published set of thousands of EC keys, one made-up token held a loop for
-   * seconds (a hostile test of the key server). Beyond this many keys such a token is refused.
+   * The verifier tries a token against every key of its algorithm that its kid does not rule out:
+   * all of them for a token without a kid, those without a kid for one with a kid. Each is a
+   * signature check on the event loop: against a published set of thousands of EC keys, one made-up
+   * token held a loop for seconds (a hostile test of the key server). A token that more keys than
+   * this could verify is refused.
    */
-  static final int MAX_KEYS_WITHOUT_KID = 4;
+  static final int MAX_KEYS_TRIED = 4;
 
   private final JWTAuth verifier;
   private final Set<String> keyIds;
   private final Map<String, Integer> keysByAlgorithm;
+  private final Map<String, Integer> keysWithoutKidByAlgorithm;
 
-  private KeySet(JWTAuth verifier, Set<String> keyIds, Map<String, Integer> keysByAlgorithm) {
+  private KeySet(JWTAuth verifier, Set<String> keyIds, Map<String, Integer> keysByAlgorithm,
+                 Map<String, Integer> keysWithoutKidByAlgorithm) {
     this.verifier = verifier;
     this.keyIds = keyIds;
     this.keysByAlgorithm = keysByAlgorithm;
+    this.keysWithoutKidByAlgorithm = keysWithoutKidByAlgorithm;
   }
 
   static KeySet of(Vertx vertx, List<JsonObject> jwks) {
@@ -48,6 +53,7 @@ final class KeySet {
         .setJWTOptions(new JWTOptions().setIgnoreExpiration(true));
     Set<String> kids = new HashSet<>();
     Map<String, Integer> algs = new HashMap<>();
+    Map<String, Integer> withoutKid = new HashMap<>();
     for (JsonObject key : jwks) {
       JsonObject jwk = key.copy();
       String alg = jwk.getString("alg");
@@ -59,10 +65,12 @@ final class KeySet {
       String kid = jwk.getString("kid");
       if (kid != null) {
         kids.add(kid);
+      } else {
+        withoutKid.merge(alg, 1, Integer::sum);
       }
       options.addJwk(jwk);
     }
-    return new KeySet(JWTAuth.create(vertx, options), Set.copyOf(kids), Map.copyOf(algs));
+    return new KeySet(JWTAuth.create(vertx, options), Set.copyOf(kids), Map.copyOf(algs), Map.copyOf(withoutKid));
   }
 
   /**
@@ -181,6 +189,12 @@ final class KeySet {
     };
   }
 
+  /** What the verifier tells keys apart by: the algorithm (as {@link #of} defaults it) and the kid. */
+  static String name(JsonObject jwk) {
+    String alg = jwk.getValue("alg") instanceof String a ? a : defaultAlgorithm(String.valueOf(jwk.getValue("kty")));
+    return alg + " " + jwk.getString("kid");
+  }
+
   JWTAuth verifier() {
     return verifier;
   }
@@ -193,8 +207,9 @@ final class KeySet {
     return keysByAlgorithm.containsKey(algorithm);
   }
 
-  /** How many keys of {@code algorithm} a token without a kid would be tried against. */
-  int keysOf(String algorithm) {
-    return keysByAlgorithm.getOrDefault(algorithm, 0);
+  /** How many keys a token of {@code algorithm} that names {@code kid} (null: none) would be tried against. */
+  int keysTried(String algorithm, String kid) {
+    return kid == null ? keysByAlgorithm.getOrDefault(algorithm, 0)
+        : keysWithoutKidByAlgorithm.getOrDefault(algorithm, 0) + 1;
   }
 }

@@ -106,6 +106,11 @@ final class RemoteJwks {
       }
     });
     request.compose(req -> {
+      if (answer.future().isComplete()) {
+        // A connection made after the deadline: its request is never sent.
+        req.reset();
+        return Future.failedFuture("the JWKS endpoint's connection came after the fetch timeout");
+      }
       sent.set(req);
       return exchange.apply(req);
     }).onComplete(ar -> {
@@ -166,7 +171,8 @@ final class RemoteJwks {
   /**
    * The keys of {@code document} that verify signatures. Only an explicit list revokes keys: a
    * document without one (such as {@code {}}) fails the fetch, and so does a list of entries none of
-   * which is such a key ({@code [1, 2]}, {@code [{}]}), which took every remote key away. Entries
+   * which is such a key ({@code [1, 2]}, {@code [{}]}, encryption keys alone), which took every
+   * remote key away; an empty list is a revocation of them all. Entries
    * that cannot verify are left out, as RFC 7517 asks, with a warning; the verifier is never given
    * one (it logged each with a stack trace: tens of MB for a set of thousands).
    */
@@ -193,18 +199,18 @@ final class RemoteJwks {
             : "a key without kid", problem));
       }
     }
-    if (usable.isEmpty() && !leftOut.isEmpty()) {
-      throw new IllegalArgumentException("not a JWKS of signature keys: none of its " + entries.size()
-          + " entries verifies a token (" + leftOut.get(0).key() + " " + leftOut.get(0).reason() + ")");
+    if (usable.isEmpty() && !entries.isEmpty()) {
+      throw new IllegalArgumentException("not a JWKS of signature keys: none of its " + entries.size() + " entries verifies a token"
+          + (leftOut.isEmpty() ? " (all are for encryption)" : " (" + leftOut.get(0).key() + " " + leftOut.get(0).reason() + ")"));
     }
-    keysLeftOut(leftOut);
+    keysLeftOut("unusable", leftOut);
     return List.copyOf(usable);
   }
 
-  /** Warns of keys published here that verify no token (at most once a minute). */
-  void keysLeftOut(List<LeftOut> keys) {
+  /** Warns of keys published here that verify no token, for a reason of {@code kind} (at most once a minute each). */
+  void keysLeftOut(String kind, List<LeftOut> keys) {
     if (!keys.isEmpty()) {
-      failureLog.keysLeftOut(keys);
+      failureLog.keysLeftOut(kind, keys);
     }
   }
 

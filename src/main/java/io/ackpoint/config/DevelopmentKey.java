@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
 public final class DevelopmentKey {
 
   private static final byte[] SECRET = Base64.getUrlDecoder().decode("iJoVKTbQkCatM5bOb3GMzH-irPqiv-EwBnI_6EVtkv0");
-  private static final int HMAC_SHA256_BLOCK = 64;
+  private static final int HMAC_LARGEST_BLOCK = 128;
   private static final Pattern IPV4_LOOPBACK = Pattern.compile("127\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
 
   private DevelopmentKey() {
@@ -55,9 +55,10 @@ public final class DevelopmentKey {
       return false;
     }
     // HMAC pads a key shorter than its hash's block with zero bytes: followed by zeros up to the
-    // block, the development key is the same key (a hostile test started off loopback with it).
+    // block (128 bytes for HS384 and HS512), the development key is the same key (a hostile test
+    // started off loopback with it).
     int end = key.length;
-    if (key.length <= HMAC_SHA256_BLOCK) {
+    if (key.length <= HMAC_LARGEST_BLOCK) {
       while (end > SECRET.length && key[end - 1] == 0) {
         end--;
       }

@@ -116,11 +116,13 @@ public final class HttpApi {
         ctx.next();
       }
     });
-    router.route().handler(HttpApi::requireCanonicalPath);
     router.route().handler(new StrictQuery());
     router.route().handler(transferCodings);
     router.route().handler(HttpApi::requireOneHost);
     router.route().handler(new BodyDeadline(vertx, config.http().idleTimeout()));
+    // After the body's deadline: a wrong spelling answered while a body still trickles in would
+    // otherwise hold its connection for as long as the bytes keep coming.
+    router.route().handler(CanonicalPath::require);
     Authentication authentication = new Authentication(authenticator);
     Admission checkpointing = new Admission(settings.queues().checkpointing());
     Admission streaming = new Admission(settings.queues().stream());
@@ -178,49 +180,9 @@ public final class HttpApi {
         "method " + ctx.request().method() + " is not allowed on " + ctx.request().path());
   }
 
-  /**
-   * A path is served only as its route spells it. Vert.x would serve /metrics also for /metrics/,
-   * //metrics, /x/../metrics and /%6Detrics; a proxy in front that guards a path by its name (deny
-   * /metrics to the internet) would let those through. They are 404s, as on the reference.
-   */
-  private static void requireCanonicalPath(RoutingContext ctx) {
-    String normalized;
-    try {
-      normalized = ctx.normalizedPath();
-    } catch (IllegalArgumentException undecodable) {
-      ctx.fail(400, undecodable);
-      return;
-    }
-    if (!canonical(ctx.request().path(), normalized)) {
-      Responses.error(ctx.response(), AckpointError.NOT_FOUND, "no route " + ctx.request().method() + " " + ctx.request().path()
-          + " (a path is matched only as its route spells it)");
-      return;
-    }
-    ctx.next();
-  }
-
-  /**
-   * Whether {@code path} is spelled as a route would spell it: no empty or dot segment, no
-   * character escaped that needs no escape, no slash at the end but the root's.
-   */
-  private static boolean canonical(String path, String normalized) {
-    return path != null && path.equals(normalized) && (path.length() == 1 || !path.endsWith("/"));
-  }
-
-  /** The request's path if it is a route's spelling ({@link #canonical}), else null. */
-  private static String canonicalPath(RoutingContext ctx) {
-    try {
-      String path = ctx.request().path();
-      return canonical(path, ctx.normalizedPath()) ? path : null;
-    } catch (IllegalArgumentException undecodable) {
-      // A path with a broken percent-escape: answered 400; no route of Ackpoint's.
-      return null;
-    }
-  }
-
   /** The path as this router matched it, without the host's mount point; null if it is no route's spelling. */
   private static String routePath(RoutingContext ctx) {
-    String path = canonicalPath(ctx);
+    String path = CanonicalPath.of(ctx);
     String mount = ctx.mountPoint();
     if (path == null || mount == null) {
       return path;

@@ -47,6 +47,7 @@ public final class MetricsVerticle extends VerticleBase {
   public Future<?> start() {
     Router router = Router.router(vertx);
     router.route().handler(HttpDate::stamp);
+    router.route().handler(CanonicalPath::require);
     route(router, text);
     // The JSON errors of the API's port, not Vert.x's HTML page.
     router.route("/metrics").handler(ctx -> {

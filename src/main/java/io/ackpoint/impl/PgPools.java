@@ -49,6 +49,10 @@ public final class PgPools {
     PgConnectOptions connect = connectOptions(database, name);
     // Sent at connection start-up, so it holds for every statement without a round trip of its own.
     connect.addProperty("statement_timeout", Long.toString(database.statementTimeout().toMillis()));
+    // Every statement's reasoning about concurrent batches is READ COMMITTED's (a row changed since the
+    // snapshot is re-read once locked; a statement after a lock sees what committed before it):
+    // a database whose default is stricter would fail them (40001) or bring back the races.
+    connect.addProperty("default_transaction_isolation", "read committed");
     long silence = database.statementTimeout().plus(database.connectTimeout()).toMillis();
     PoolOptions pool = poolOptions(database.poolSize(), name)
         .setConnectionTimeout((int) Math.min(silence, Integer.MAX_VALUE)).setConnectionTimeoutUnit(TimeUnit.MILLISECONDS);

@@ -167,7 +167,8 @@ public final class PgCheckpointStorage implements CheckpointStorage {
    * own transaction with {@code markerCall} (an SQL call that writes one and answers its position),
    * if the batch left a checkpoint pending or the pending queue lost its proof of completeness.
    * Head, rows and marker: one round trip, one commit ({@link HeadStoringWriter} says why that is
-   * enough). From then on, an acknowledgement statement also checks its position against this
+   * enough); on a table without its unique key, one commit of a transaction that takes its users'
+   * locks first ({@link PgStatements#LOCK_USERS}). From then on, an acknowledgement statement also checks its position against this
    * database's head ({@link SourceBehindException}).
    */
   public HeadStoringWriter atCurrentHeadMarkedWithin(String markerCall) {

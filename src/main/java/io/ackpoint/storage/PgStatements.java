@@ -91,13 +91,15 @@ final class PgStatements {
    * writes users there first takes a lock per full user id ({@code $1}, {@code $2}), in one order so
    * that two of them queue up instead of deadlocking, in a statement of its own: the statements
    * after it take their snapshots once the locks are held, when any transaction that held them
-   * before has committed its rows. Transaction-level advisory locks, in a space of Ackpoint's own
-   * (two int keys; the migrations take a one-key lock); a hash that two users share only makes them
-   * queue up.
+   * before has committed its rows (under READ COMMITTED, which Ackpoint's sessions ask for at
+   * start-up, see PgPools). Transaction-level advisory locks, in a space of Ackpoint's own (two int
+   * keys; the migrations take a one-key lock), 256 of them at most, each shared by the users whose
+   * hashes meet there, who then queue up: one lock per user filled the server's lock table at some
+   * 12,000 users in a transaction ("out of shared memory", for the application's sessions too).
    */
   static final String LOCK_USERS = """
       SELECT count(pg_advisory_xact_lock(hashtext('ackpoint.write_checkpoints'), k)::text) FROM (
-        SELECT DISTINCT hashtext(jsonb_build_array(r.user_id, r.client_id)::text) AS k
+        SELECT DISTINCT hashtext(jsonb_build_array(r.user_id, r.client_id)::text) & 255 AS k
           FROM unnest($1::text[], $2::text[]) AS r(user_id, client_id)
          ORDER BY k) keys
       """;

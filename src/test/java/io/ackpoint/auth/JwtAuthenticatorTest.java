@@ -158,12 +158,12 @@ class JwtAuthenticatorTest {
    * its algorithm, such a token is refused before any check.
    */
   @Test
-  void aTokenWithoutKidIsTriedAgainstAFewKeysOfItsAlgorithmAtMost(Vertx vertx) {
+  void aTokenIsTriedAgainstAFewKeysOfItsAlgorithmAtMost(Vertx vertx) {
     JsonArray keys = new JsonArray();
-    for (int i = 0; i < KeySet.MAX_KEYS_WITHOUT_KID; i++) {
+    for (int i = 0; i < KeySet.MAX_KEYS_TRIED; i++) {
       keys.add(new JsonObject().put("kty", "oct").put("kid", "k" + i).put("alg", "HS256").put("k", secret(i)));
     }
-    String signedByTheLast = withoutKid(TestKeys.claims("few"), secret(KeySet.MAX_KEYS_WITHOUT_KID - 1));
+    String signedByTheLast = withoutKid(TestKeys.claims("few"), secret(KeySet.MAX_KEYS_TRIED - 1));
     JwtAuthenticator few = Await.result(JwtAuthenticator.create(vertx, inline(keys.copy()), JwksListener.NONE));
     assertEquals("few", Await.result(few.authenticate("Token " + signedByTheLast)).userId());
 
@@ -172,6 +172,14 @@ class JwtAuthenticatorTest {
     assertEquals(AckpointError.AUTH_UNKNOWN_KEY, failure(many.authenticate("Token " + signedByTheLast)));
     String named = TestKeys.sign(vertx, "k0", secret(0), TestKeys.claims("named"));
     assertEquals("named", Await.result(many.authenticate("Token " + named)).userId(), "a token that names its key is checked once");
+
+    // A token that names its key is tried against the keys without a kid too.
+    JsonArray unnamed = new JsonArray().add(new JsonObject().put("kty", "oct").put("kid", "k0").put("alg", "HS256").put("k", secret(0)));
+    for (int i = 1; i <= KeySet.MAX_KEYS_TRIED; i++) {
+      unnamed.add(new JsonObject().put("kty", "oct").put("alg", "HS256").put("k", secret(i)));
+    }
+    JwtAuthenticator withUnnamed = Await.result(JwtAuthenticator.create(vertx, inline(unnamed), JwksListener.NONE));
+    assertEquals(AckpointError.AUTH_UNKNOWN_KEY, failure(withUnnamed.authenticate("Token " + named)));
   }
 
   /** RFC 7519 section 4.1.3: aud is a string or an array of strings. */

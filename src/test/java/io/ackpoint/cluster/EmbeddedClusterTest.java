@@ -169,11 +169,7 @@ class EmbeddedClusterTest {
     Vertx second = nodes.second();
     String database = TestDatabase.freshDatabase();
     try (Sql sql = new Sql(first, database)) {
-      JsonObject config = TestAckpoint.withFollower(TestAckpoint.configJson(database));
-      config.getJsonObject("http").put("enabled", false);
-      Ackpoint leader = Await.result(Ackpoint.deploy(first, new AckpointOptions(config)));
-      Await.result(awaitFollower(first));
-      Ackpoint other = Await.result(Ackpoint.deploy(second, new AckpointOptions(config)));
+      Deployed deployed = Deployed.on(first, second, database);
       Promise<PositionReached> released = Promise.promise();
       second.eventBus().addInboundInterceptor(ctx -> {
         if (ctx.message().address().equals(ADDRESSES.positionReached()) && ctx.message().body() instanceof PositionReached p
@@ -194,7 +190,7 @@ class EmbeddedClusterTest {
         assertEquals(0, sql.count("SELECT count(*) FROM ackpoint_write_checkpoints WHERE processed_at_lsn IS NOT NULL"),
             "storage has not recorded it yet");
       }
-      Await.result(Future.join(other.close(), leader.close()));
+      deployed.close();
     } finally {
       nodes.close();
     }
@@ -218,11 +214,7 @@ class EmbeddedClusterTest {
     TwoNodes nodes = new TwoNodes(first, second);
     String database = TestDatabase.freshDatabase();
     try (Sql sql = new Sql(first, database)) {
-      JsonObject config = TestAckpoint.withFollower(TestAckpoint.configJson(database));
-      config.getJsonObject("http").put("enabled", false);
-      Ackpoint leader = Await.result(Ackpoint.deploy(first, new AckpointOptions(config)));
-      Await.result(awaitFollower(first));
-      Ackpoint other = Await.result(Ackpoint.deploy(second, new AckpointOptions(config)));
+      Deployed deployed = Deployed.on(first, second, database);
       DeliveryOptions local = new DeliveryOptions().setLocalOnly(true);
       // What a stream does as it opens on an event loop that heard its user's id.
       Promise<JsonObject> openedOnceHeard = Promise.promise();
@@ -239,7 +231,7 @@ class EmbeddedClusterTest {
         JsonObject opened = Await.result(openedOnceHeard.future());
         assertEquals(created.getString("write_checkpoint"), opened.getString("write_checkpoint"), opened.encode());
       }
-      Await.result(Future.join(other.close(), leader.close()));
+      deployed.close();
     } finally {
       nodes.close();
     }
@@ -373,6 +365,22 @@ class EmbeddedClusterTest {
       } else {
         super.selectForPublish(address, promise);
       }
+    }
+  }
+
+  /** A bus-only Ackpoint on each node, on one database: the first one follows replication. */
+  private record Deployed(Ackpoint leader, Ackpoint other) {
+
+    static Deployed on(Vertx first, Vertx second, String database) {
+      JsonObject config = TestAckpoint.withFollower(TestAckpoint.configJson(database));
+      config.getJsonObject("http").put("enabled", false);
+      Ackpoint leader = Await.result(Ackpoint.deploy(first, new AckpointOptions(config)));
+      Await.result(awaitFollower(first));
+      return new Deployed(leader, Await.result(Ackpoint.deploy(second, new AckpointOptions(config))));
+    }
+
+    void close() {
+      Await.result(Future.join(other.close(), leader.close()));
     }
   }
 

@@ -315,6 +315,10 @@ class ConfigLoaderTest {
     ConfigException padded = assertThrows(ConfigException.class,
         () -> ConfigLoader.resolve(listeningOn("0.0.0.0", "padded", zeroPadded), Map.of()));
     assertTrue(padded.getMessage().contains("published development key with kid padded"), padded.getMessage());
+    // HS512's block is 128 bytes.
+    String zeroPaddedForHs512 = Base64.getUrlEncoder().withoutPadding().encodeToString(
+        Arrays.copyOf(Base64.getUrlDecoder().decode(DEVELOPMENT_SECRET), 128));
+    assertThrows(ConfigException.class, () -> ConfigLoader.resolve(listeningOn("0.0.0.0", "padded", zeroPaddedForHs512), Map.of()));
     // The Docker image: the shipped configuration with every interface.
     ConfigException shipped = assertThrows(ConfigException.class, () -> ConfigLoader.load(
         Map.of("ACKPOINT_CONFIG", "conf/ackpoint.yaml", "ACKPOINT_HTTP_HOST", "0.0.0.0")));
