@@ -9,8 +9,12 @@ import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 
 /** Configurations and running servers for tests: real HTTP on a free loopback port, a real database. */
 public final class TestAckpoint {
@@ -76,11 +80,39 @@ public final class TestAckpoint {
     return Ackpoint.deploy(vertx, new AckpointOptions(config));
   }
 
+  /**
+   * A port no listener holds, below the range the system hands out to outgoing connections: a port
+   * of that range, free when it was chosen, was taken as the source port of a connection (Hazelcast's,
+   * the database's) before the node that was to listen on it started (CI: ClusterTest, "Address
+   * already in use"). Never the same port twice in a run.
+   */
   public static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    int floor = ephemeralFloor();
+    for (int attempt = 0; attempt < 1000; attempt++) {
+      int port = LOWEST_PORT + ThreadLocalRandom.current().nextInt(floor - LOWEST_PORT);
+      if (!HANDED_OUT.add(port)) {
+        continue;
+      }
+      try (ServerSocket socket = new ServerSocket(port)) {
+        return port;
+      } catch (IOException taken) {
+        // A listener holds it: another one.
+      }
+    }
+    throw new IllegalStateException("no free port from " + LOWEST_PORT + " to " + floor);
+  }
+
+  private static final int LOWEST_PORT = 10_000;
+  private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
+
+  /** The first port of ip_local_port_range (32768 where it cannot be read). */
+  private static int ephemeralFloor() {
+    try {
+      String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
+      int floor = Integer.parseInt(range.split("\\s+")[0]);
+      return floor > LOWEST_PORT + 1_000 ? floor : 32_768;
+    } catch (IOException | RuntimeException unknown) {
+      return 32_768;
     }
   }
 }
