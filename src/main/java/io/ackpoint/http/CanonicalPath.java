@@ -13,21 +13,21 @@ final class CanonicalPath {
   private CanonicalPath() {
   }
 
-  /** Passes a request whose path is a route's spelling on; answers 404 (400 if it cannot be decoded) otherwise. */
-  static void require(RoutingContext ctx) {
+  /** Whether the request's path is a route's spelling; if not, it is answered 404 (400 if it cannot be decoded). */
+  static boolean accepts(RoutingContext ctx) {
     String normalized;
     try {
       normalized = ctx.normalizedPath();
     } catch (IllegalArgumentException undecodable) {
       ctx.fail(400, undecodable);
-      return;
+      return false;
     }
     if (!canonical(ctx.request().path(), normalized)) {
       Responses.error(ctx.response(), AckpointError.NOT_FOUND, "no route " + ctx.request().method() + " " + ctx.request().path()
           + " (a path is matched only as its route spells it)");
-      return;
+      return false;
     }
-    ctx.next();
+    return true;
   }
 
   /** The request's path if it is a route's spelling, else null. */

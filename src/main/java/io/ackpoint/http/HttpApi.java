@@ -99,7 +99,6 @@ public final class HttpApi {
     AckpointConfig config = settings.config();
     Router router = Router.router(vertx);
     router.route().handler(RequestEnd::watch);
-    router.route().handler(HttpDate::stamp);
     router.route().handler(homeLoop);
     // Then: a request pipelined behind one framed by a transfer coding is answered by nothing.
     router.route().handler(transferCodings::fence);
@@ -116,13 +115,12 @@ public final class HttpApi {
         ctx.next();
       }
     });
-    router.route().handler(new StrictQuery());
     router.route().handler(transferCodings);
     router.route().handler(HttpApi::requireOneHost);
     router.route().handler(new BodyDeadline(vertx, config.http().idleTimeout()));
-    // After the body's deadline: a wrong spelling answered while a body still trickles in would
-    // otherwise hold its connection for as long as the bytes keep coming.
-    router.route().handler(CanonicalPath::require);
+    // After the body's deadline: a refusal answered while a body still trickles in would otherwise
+    // hold its connection for as long as the bytes keep coming.
+    router.route().handler(RequestTarget::check);
     Authentication authentication = new Authentication(authenticator);
     Admission checkpointing = new Admission(settings.queues().checkpointing());
     Admission streaming = new Admission(settings.queues().stream());

@@ -1,8 +1,9 @@
 package io.ackpoint.http;
 
 import io.netty.handler.codec.DateFormatter;
+import io.vertx.core.Handler;
 import io.vertx.core.http.HttpHeaders;
-import io.vertx.ext.web.RoutingContext;
+import io.vertx.core.http.HttpServerRequest;
 
 import java.util.Date;
 
@@ -20,10 +21,16 @@ final class HttpDate {
   private HttpDate() {
   }
 
-  /** Stamps the response of every request the router takes, including its errors. */
-  static void stamp(RoutingContext ctx) {
-    ctx.response().putHeader(HttpHeaders.DATE, now());
-    ctx.next();
+  /**
+   * {@code server}'s requests, each with its response stamped before {@code handler} takes it, errors
+   * included. Before the router rather than a handler of it: every handler of a router is a step
+   * of every request. A router the host mounts is stamped by the host's server, if at all.
+   */
+  static Handler<HttpServerRequest> stamped(Handler<HttpServerRequest> handler) {
+    return request -> {
+      request.response().putHeader(HttpHeaders.DATE, now());
+      handler.handle(request);
+    };
   }
 
   /** Now, as an IMF-fixdate ({@code Sun, 06 Nov 1994 08:49:37 GMT}). */

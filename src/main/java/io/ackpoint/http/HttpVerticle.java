@@ -45,7 +45,7 @@ public final class HttpVerticle extends VerticleBase {
           .setStrictThreadMode(true));
       String where = settings.config().http().host() + ":" + settings.config().http().port();
       return server.connectionHandler(settings.connections()::accept)
-          .requestHandler(api.router()).invalidRequestHandler(api::invalidRequest).listen()
+          .requestHandler(HttpDate.stamped(api.router())).invalidRequestHandler(api::invalidRequest).listen()
           .recover(e -> Future.failedFuture(new IllegalStateException(
               "could not listen on " + where + " (http.host, http.port): " + e.getMessage(), e)));
     });

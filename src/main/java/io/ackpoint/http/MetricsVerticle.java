@@ -46,8 +46,7 @@ public final class MetricsVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     Router router = Router.router(vertx);
-    router.route().handler(HttpDate::stamp);
-    router.route().handler(CanonicalPath::require);
+    router.route().handler(RequestTarget::check);
     route(router, text);
     // The JSON errors of the API's port, not Vert.x's HTML page.
     router.route("/metrics").handler(ctx -> {
@@ -59,7 +58,7 @@ public final class MetricsVerticle extends VerticleBase {
         "no route " + ctx.request().method() + " " + ctx.request().path() + ": this port serves /metrics alone"));
     FailureResponses.install(router, 0);
     server = vertx.createHttpServer(HttpVerticle.serverOptions(idleTimeout));
-    return server.requestHandler(router).listen(port, host)
+    return server.requestHandler(HttpDate.stamped(router)).listen(port, host)
         .recover(e -> Future.failedFuture(new IllegalStateException(
             "could not listen on " + host + ":" + port + " (http.host, metrics.port): " + e.getMessage(), e)));
   }

@@ -2,7 +2,6 @@ package io.ackpoint.http;
 
 import io.ackpoint.AckpointError;
 import io.netty.handler.codec.http.QueryStringDecoder;
-import io.vertx.core.Handler;
 import io.vertx.ext.web.RoutingContext;
 
 import java.nio.ByteBuffer;
@@ -27,22 +26,21 @@ import java.util.Map;
  * {@code ?client_id=x;y} stored a checkpoint for client {@code x}, whose streams are not those of
  * client {@code x;y}.
  */
-final class StrictQuery implements Handler<RoutingContext> {
+final class StrictQuery {
 
   private static final String PARAMETERS = StrictQuery.class.getName();
 
-  @Override
-  public void handle(RoutingContext ctx) {
+  private StrictQuery() {
+  }
+
+  /** Whether the request's query, if any, is well-formed; if not, it is answered 400. */
+  static boolean accepts(RoutingContext ctx) {
     String query = ctx.request().query();
-    if (query == null) {
-      ctx.next();
-      return;
-    }
-    if (!wellFormed(query)) {
+    if (query != null && !wellFormed(query)) {
       Responses.error(ctx.response(), AckpointError.INVALID_QUERY);
-      return;
+      return false;
     }
-    ctx.next();
+    return true;
   }
 
   /** The value of the query parameter {@code name}, null if absent; a 400 if it is given more than once. */
