@@ -58,10 +58,18 @@ public final class AckpointProcess implements AutoCloseable {
     return env;
   }
 
-  /** Starts Main with {@code env} (on top of this process's) and waits until it is ready. */
+  /**
+   * Starts Main with {@code env} (on top of this process's) and waits until it is ready; one that
+   * never is is stopped (the caller has nothing to close: a node left running outlived its test run).
+   */
   public static AckpointProcess startReady(Map<String, String> env) throws IOException, InterruptedException {
     AckpointProcess started = start(env);
-    started.awaitReady(Duration.ofSeconds(120));
+    try {
+      started.awaitReady(Duration.ofSeconds(120));
+    } catch (IOException | InterruptedException | RuntimeException | Error notReady) {
+      started.close();
+      throw notReady;
+    }
     return started;
   }
 
