@@ -40,7 +40,21 @@ public final class Main {
   private Main() {
   }
 
+  private static final String USAGE = "usage: java -jar ackpoint.jar (scripts/run), without arguments. The configuration is"
+      + " conf/ackpoint.yaml of the working directory, or the file that ACKPOINT_CONFIG names; an ACKPOINT_ variable"
+      + " overrides any key (ACKPOINT_HTTP_PORT=8081 for http.port). README.md, Configuration, lists the keys.";
+
   public static void main(String[] args) throws Exception {
+    // Arguments were ignored: --config=other.yaml started on conf/ackpoint.yaml, unbeknown to the operator.
+    if (args.length > 0) {
+      boolean help = args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"));
+      if (help) {
+        System.out.println(USAGE);
+        System.exit(0);
+      }
+      System.err.println("ackpoint: no arguments are taken (given: " + String.join(" ", args) + "); " + USAGE);
+      System.exit(2);
+    }
     Logging.silenceUntilConfigured();
     AckpointOptions options;
     AckpointConfig config;

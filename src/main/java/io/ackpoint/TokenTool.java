@@ -20,8 +20,9 @@ public final class TokenTool {
 
   public static void main(String[] args) {
     Logging.silenceUntilConfigured();
-    if (args.length < 1 || args[0].isEmpty()) {
-      System.err.println("usage: scripts/token SUB [TTL_SECONDS]");
+    // TTL: a whole number of seconds, at least 1 (a token that expired already is no use to anyone).
+    if (args.length < 1 || args.length > 2 || args[0].isEmpty() || (args.length == 2 && !args[1].matches("[1-9][0-9]{0,9}"))) {
+      System.err.println("usage: scripts/token SUB [TTL_SECONDS], TTL_SECONDS a whole number of seconds from 1");
       System.exit(2);
     }
     long ttl = args.length > 1 ? Long.parseLong(args[1]) : 3600;

@@ -326,8 +326,8 @@ final class ConfigBinder {
     if (type != DatabaseType.EMBEDDED && uri.isBlank()) {
       throw new ConfigException(prefix + ".uri", "required when " + typeKey + " is " + type.name().toLowerCase(Locale.ROOT));
     }
-    if (type == DatabaseType.MONGODB) {
-      String problem = MongoUri.problem(uri);
+    if (type != DatabaseType.EMBEDDED) {
+      String problem = type == DatabaseType.MONGODB ? MongoUri.problem(uri) : PgUri.problem(uri);
       if (problem != null) {
         throw new ConfigException(prefix + ".uri", problem);
       }

@@ -57,12 +57,21 @@ public final class EmbeddedDatabase implements AutoCloseable {
   private final AtomicBoolean stopLogged = new AtomicBoolean();
   /** Cancels {@link #watchExit}'s timer; null while there is none. Guarded by this. */
   private Runnable exitWatch;
+  /**
+   * Stops the server when the JVM exits without {@link #close} (an application that embeds Ackpoint
+   * and ends on a signal, or Main's second TERM): a postmaster whose parent is gone kept its port
+   * and data directory until the next start of Ackpoint there. SIGTERM is PostgreSQL's smart
+   * shutdown, which completes once this process's connections close with it; the hook waits for
+   * nothing, so it holds no exit up.
+   */
+  private final Thread stopOnExit;
 
   private EmbeddedDatabase(EmbeddedPostgres postgres, Path output, ProcessHandle postmaster, Path dataDir) {
     this.postgres = postgres;
     this.output = output;
     this.postmaster = postmaster;
     this.serverLog = dataDir.resolve(SERVER_LOG);
+    this.stopOnExit = new Thread(() -> postmaster().ifPresent(ProcessHandle::destroy), "ackpoint-embedded-postgres-exit");
   }
 
   /**
@@ -95,6 +104,7 @@ public final class EmbeddedDatabase implements AutoCloseable {
     try {
       EmbeddedDatabase started = startClaimed(config, dataDir);
       started.claim.set(dataDir);
+      Runtime.getRuntime().addShutdownHook(started.stopOnExit);
       return started;
     } catch (RuntimeException e) {
       STARTED_HERE.remove(dataDir);
@@ -271,6 +281,11 @@ public final class EmbeddedDatabase implements AutoCloseable {
       if (exitWatch != null) {
         exitWatch.run();
       }
+    }
+    try {
+      Runtime.getRuntime().removeShutdownHook(stopOnExit);
+    } catch (IllegalStateException exiting) {
+      // Closed by another hook while the JVM exits: this one runs too, and asks for the same stop.
     }
     try {
       postgres.close();

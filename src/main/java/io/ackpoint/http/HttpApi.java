@@ -154,7 +154,7 @@ public final class HttpApi {
     // HEAD too: some load balancers' health checks send it; nothing else that is safe to repeat needs it.
     router.route("/probes/liveness").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(probes::liveness);
     router.route("/probes/readiness").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(probes::readiness);
-    router.route("/probes/startup").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(probes::readiness);
+    router.route("/probes/startup").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(probes::startup);
 
     allowed.putAll(allowedMethods(router));
     // Unmatched requests and failures are answered by a route and a failure handler of this router

@@ -18,6 +18,10 @@ import java.util.function.Supplier;
  * Readiness is true only while something can be acknowledged: storage and source answer (asked of the
  * batcher) and replication progress can reach the acknowledgement engine (asked of the follower, or
  * without one of the acknowledgement verticle). When not ready, {@code reason} says why in one line.
+ * Startup answers once Ackpoint has started, which it has whenever its routes answer at all: an
+ * orchestrator that restarts a container whose start-up probe fails must not restart one that
+ * started and waits, not ready, for a database or a setting to be put right (its readiness says
+ * which); a restart would change nothing but lose that reason.
  */
 final class ProbeRoutes {
 
@@ -41,6 +45,10 @@ final class ProbeRoutes {
       Responses.send(ctx.response(), 503,
           new JsonObject().put("data", new JsonObject().put("alive", false).put("reason", problem)).encode());
     }
+  }
+
+  void startup(RoutingContext ctx) {
+    Responses.data(ctx.response(), new JsonObject().put("started", true));
   }
 
   void readiness(RoutingContext ctx) {

@@ -90,8 +90,14 @@ final class Backends {
       MongoClient client = MongoClients.forMigrations(vertx, config.storage());
       migrated = MongoMigrations.migrate(client).eventually(client::close);
     } else {
-      Pool pool = PgPools.forMigrations(vertx, config.storage());
-      migrated = PgMigrations.migrate(pool).eventually(pool::close);
+      // The migrations' connection bounds nothing (an index build may take long), the start-up of a
+      // connection included: a server that accepts connections and never answers held the start until
+      // its limit, saying nothing of storage. A bounded pool asks first whether the server answers.
+      Pool answering = PgPools.create(vertx, config.storage(), "ackpoint-migrations");
+      migrated = answering.query("SELECT 1").execute().eventually(answering::close).compose(answered -> {
+        Pool pool = PgPools.forMigrations(vertx, config.storage());
+        return PgMigrations.migrate(pool).eventually(pool::close);
+      });
     }
     return migrated.recover(e -> Future.failedFuture(AckpointError.STORAGE_UNAVAILABLE.exception("storage at "
         + PgPools.redacted(config.storage().uri()) + " (storage.uri) could not be prepared: " + PgPools.explain(e)))).mapEmpty();

@@ -1,6 +1,7 @@
 package io.ackpoint.impl;
 
 import io.ackpoint.config.AckpointConfig.DatabaseConfig;
+import io.ackpoint.config.PgUri;
 import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.ClientBuilder;
@@ -9,7 +10,6 @@ import io.vertx.sqlclient.PoolOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.concurrent.TimeUnit;
 
 /** Connection pools to PostgreSQL, for storage and for the source alike. */
 public final class PgPools {
@@ -41,9 +41,9 @@ public final class PgPools {
    * the cancellation): that bounds a server that cannot enforce its own timeout (frozen whole, a
    * paused VM, a network that drops packets silently), counted from the socket's connect on. An idle
    * connection stays open; TCP keepalive probes it once it has been idle for a minute. Waiting for a
-   * connection of the pool (all busy, or a new one whose start-up the server never answers) is
-   * bounded by as long, and the pool's close waits for the server to hang up on each connection for {@code connect_timeout} at most
-   * ({@link BoundedPgDriver}).
+   * connection of the pool (all busy, or a new one whose start-up the server never answers) ends
+   * with the first of them to be freed or failed by those bounds, and the pool's close waits for the
+   * server to hang up on each connection for {@code connect_timeout} at most ({@link BoundedPgDriver}).
    */
   public static Pool create(Vertx vertx, DatabaseConfig database, String name) {
     PgConnectOptions connect = connectOptions(database, name);
@@ -54,8 +54,7 @@ public final class PgPools {
     // a database whose default is stricter would fail them (40001) or bring back the races.
     connect.addProperty("default_transaction_isolation", "read committed");
     long silence = database.statementTimeout().plus(database.connectTimeout()).toMillis();
-    PoolOptions pool = poolOptions(database.poolSize(), name)
-        .setConnectionTimeout((int) Math.min(silence, Integer.MAX_VALUE)).setConnectionTimeoutUnit(TimeUnit.MILLISECONDS);
+    PoolOptions pool = poolOptions(database.poolSize(), name);
     return bounded(vertx, database, silence, pool, connect)
         .withConnectHandler(connection -> connection.query(DURABLE_COMMIT).execute().onComplete(done -> {
           if (done.failed() && !warnedCommit) {
@@ -67,7 +66,10 @@ public final class PgPools {
         .build();
   }
 
-  /** One connection without statement bounds: schema migrations may legitimately build an index for long. */
+  /**
+   * One connection without statement bounds: schema migrations may legitimately build an index for
+   * long. Nor is its start-up bounded, therefore: ask the server with a pool of {@link #create} first.
+   */
   public static Pool forMigrations(Vertx vertx, DatabaseConfig database) {
     String name = "ackpoint-migrations";
     return bounded(vertx, database, BoundedPgDriver.NO_SILENCE_LIMIT, poolOptions(1, name), connectOptions(database, name)).build();
@@ -81,19 +83,29 @@ public final class PgPools {
   }
 
   private static PgConnectOptions connectOptions(DatabaseConfig database, String name) {
-    PgConnectOptions connect = PgConnectOptions.fromUri(database.uri())
+    PgUri uri = PgUri.parse(database.uri());
+    PgConnectOptions connect = uri.connectOptions()
         .setCachePreparedStatements(true)
         // The client caches only statements up to 2048 characters by default; the batch statement is longer.
         .setPreparedStatementCacheSqlLimit(16 * 1024)
         .setPipeliningLimit(256);
-    if (connect.getProperties() == null || !connect.getProperties().containsKey("application_name")) {
+    // The client's own default names every session vertx-pg-client: a DBA could not tell Ackpoint's.
+    if (!uri.namesApplication()) {
       connect.addProperty("application_name", name);
     }
     return connect;
   }
 
+  /**
+   * No timeout of the pool's own on the wait for a connection: in Vert.x 5.0.7 a waiter whose timeout
+   * fires while the pool closes is failed twice, and the second failure, thrown from the close's loop
+   * over its waiters, left the close (and with it Ackpoint's and Vert.x's) incomplete for good (an
+   * embedding application's close after a frozen database; a start on a server that never answers).
+   * The wait is bounded without it: each busy connection by its silence limit, each new one by the
+   * connect timeout and the same limit.
+   */
   private static PoolOptions poolOptions(int maxSize, String name) {
-    return new PoolOptions().setMaxSize(maxSize).setName(name);
+    return new PoolOptions().setMaxSize(maxSize).setName(name).setConnectionTimeout(0);
   }
 
   /** {@code uri} without its password, for messages and logs. */

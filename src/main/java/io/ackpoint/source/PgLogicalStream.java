@@ -3,6 +3,7 @@ package io.ackpoint.source;
 import io.ackpoint.core.CustomCheckpoint;
 import io.ackpoint.config.AckpointConfig.CustomTable;
 import io.ackpoint.config.AckpointConfig.ReplicationConfig;
+import io.ackpoint.config.PgUri;
 import io.vertx.pgclient.PgConnectOptions;
 import org.postgresql.PGConnection;
 import org.postgresql.PGProperty;
@@ -127,7 +128,8 @@ final class PgLogicalStream implements AutoCloseable {
 
   private static PgLogicalStream open(String uri, ReplicationConfig config, CustomTable customTable, Duration silenceLimit,
                                       Connector connector, boolean newSlot) throws SQLException {
-    PgConnectOptions options = PgConnectOptions.fromUri(uri);
+    PgUri parsed = PgUri.parse(uri);
+    PgConnectOptions options = parsed.connectOptions();
     String url = "jdbc:postgresql://" + options.getHost() + ":" + options.getPort() + "/" + options.getDatabase();
     Properties props = new Properties();
     PGProperty.USER.set(props, options.getUser());
@@ -135,6 +137,11 @@ final class PgLogicalStream implements AutoCloseable {
       PGProperty.PASSWORD.set(props, options.getPassword());
     }
     PGProperty.APPLICATION_NAME.set(props, "ackpoint-follower");
+    // The URI's TLS for this connection too, as for the pools' (PgJDBC's own default would be prefer).
+    PGProperty.SSL_MODE.set(props, parsed.sslMode());
+    if (parsed.rootCert() != null) {
+      PGProperty.SSL_ROOT_CERT.set(props, parsed.rootCert());
+    }
     PGProperty.TCP_KEEP_ALIVE.set(props, true);
     PGProperty.CONNECT_TIMEOUT.set(props, 10);
     // With a login timeout PgJDBC opens the connection on a thread of its own and waits for it

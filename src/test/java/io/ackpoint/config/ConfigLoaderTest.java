@@ -173,6 +173,31 @@ class ConfigLoaderTest {
     assertTrue(e.getMessage().contains("'embedded.port'"), e.getMessage());
   }
 
+  /** A PostgreSQL storage URI {@code uri} is refused, naming the key, with {@code words} in the reason and no password. */
+  private static void assertStorageUriRefused(String uri, String words) {
+    ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(
+        "ACKPOINT_STORAGE_TYPE", "postgresql", "ACKPOINT_STORAGE_URI", uri)));
+    assertTrue(e.getMessage().contains("'storage.uri'") && e.getMessage().contains(words), e.getMessage());
+    assertFalse(e.getMessage().contains("s3cret"), e.getMessage());
+  }
+
+  @Test
+  void aPostgresqlUriThatCannotBeReadIsRefusedNamingTheKeyWithoutThePassword() {
+    assertStorageUriRefused("postgresql://ack:s3cret@127.0.0.1:abc/app", "percent-encoded");
+    assertStorageUriRefused("postgresql://ack:s3c@ret@127.0.0.1/app", "percent-encoded");
+    assertStorageUriRefused("jdbc:postgresql://127.0.0.1/app?user=ack&password=s3cret", "must begin with postgresql://");
+    assertStorageUriRefused("http://ack:s3cret@127.0.0.1/app", "must begin with postgresql://");
+    assertStorageUriRefused("postgresql://ack:s3cret@127.0.0.1/app?sslmode=required", "sslmode must be one of");
+    assertStorageUriRefused("postgresql://ack:s3cret@127.0.0.1/app?sslmode=verify-full", "needs sslrootcert");
+    assertStorageUriRefused("postgresql://ack:s3cret@127.0.0.1/app?sslmode=verify-ca&sslrootcert=/nonexistent/ca.pem",
+        "not a readable file");
+    assertStorageUriRefused("postgresql://ack:s3cret@127.0.0.1/app?sslmode=require&sslcert=/tmp/c.pem",
+        "client certificates are not supported");
+    String good = "postgres://ack:s3cret@db.example.com:5432/app?sslmode=require&application_name=mine";
+    ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_STORAGE_TYPE", "postgres", "ACKPOINT_STORAGE_URI", good,
+        "ACKPOINT_SOURCE_TYPE", "postgres", "ACKPOINT_SOURCE_URI", good));
+  }
+
   @Test
   void aBlankEmbeddedDataDirIsRefusedRatherThanTakenForTheWorkingDirectory() {
     ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.resolve(minimal(), Map.of(

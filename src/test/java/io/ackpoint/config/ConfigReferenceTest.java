@@ -1,5 +1,8 @@
 package io.ackpoint.config;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -7,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -26,6 +30,25 @@ class ConfigReferenceTest {
     Files.writeString(Path.of("target/config-reference.md"), table);
     assertTrue(Files.readString(Path.of("README.md")).contains(table),
         "README's configuration reference is out of date: copy target/config-reference.md into it");
+  }
+
+  /**
+   * The deployment files shipped beside the configuration are YAML that parses (compose.yaml held a
+   * plain value with ": " in it, which no YAML parser takes, so it could not have been run).
+   */
+  @Test
+  void everyYamlFileUnderConfParses() throws IOException {
+    YAMLMapper yaml = new YAMLMapper();
+    List<Path> files;
+    try (Stream<Path> walk = Files.walk(Path.of("conf"))) {
+      files = walk.filter(f -> f.toString().endsWith(".yaml") || f.toString().endsWith(".yml")).toList();
+    }
+    assertTrue(files.size() >= 3, "conf/ holds " + files);
+    for (Path file : files) {
+      try (MappingIterator<JsonNode> documents = yaml.readerFor(JsonNode.class).readValues(file.toFile())) {
+        assertTrue(documents.readAll().stream().allMatch(JsonNode::isObject), file + " holds a document that is no mapping");
+      }
+    }
   }
 
   /** A markdown table: key, variable, default, what it does (the comment lines above the key). */

@@ -31,9 +31,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import static io.ackpoint.support.TestAckpoint.ADDRESSES;
@@ -429,6 +434,26 @@ class LifecycleTest {
             router.route("/ackpoint/*").subRouter(routes);
             return vertx.createHttpServer().requestHandler(router).listen(port, "127.0.0.1");
           });
+    }
+  }
+
+  @Test
+  void anApplicationThatEndsWithoutClosingAckpointStopsItsEmbeddedDatabase(@TempDir Path dir) throws Exception {
+    Process host = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", System.getProperty("java.class.path"), ExitingHost.class.getName(),
+        dir.toString()).redirectErrorStream(true).start();
+    try (BufferedReader output = new BufferedReader(new InputStreamReader(host.getInputStream(), StandardCharsets.UTF_8))) {
+      String line;
+      do {
+        line = output.readLine();
+      } while (line != null && !line.equals("deployed"));
+      assertEquals("deployed", line, "the host never deployed Ackpoint");
+      long pid = Long.parseLong(Files.readAllLines(dir.resolve("postmaster.pid")).get(0).trim());
+      ProcessHandle postmaster = ProcessHandle.of(pid).orElseThrow();
+      host.destroy(); // SIGTERM: the JVM runs its shutdown hooks and exits; the application closes nothing
+      assertTrue(host.waitFor(30, TimeUnit.SECONDS), "the host did not exit");
+      postmaster.onExit().get(30, TimeUnit.SECONDS);
+    } finally {
+      host.destroyForcibly();
     }
   }
 }

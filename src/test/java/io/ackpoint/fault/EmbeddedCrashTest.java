@@ -1,6 +1,7 @@
 package io.ackpoint.fault;
 
 import io.ackpoint.support.AckpointProcess;
+import io.ackpoint.support.SilentServer;
 import io.ackpoint.support.TestAckpoint;
 import io.ackpoint.support.TestKeys;
 import io.vertx.core.json.JsonObject;
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -130,6 +132,39 @@ class EmbeddedCrashTest {
     String log = failed.log();
     assertTrue(log.contains("ackpoint: could not start: storage at postgresql://ackpoint:***@127.0.0.1:"), log);
     assertTrue(!log.contains("secret") && !log.contains("\tat "), "no password, no stack trace: " + log);
+  }
+
+  /**
+   * A server that accepts connections and never answers fails the start within the storage's bounds,
+   * in one line naming it: before, the migrations' unbounded connection held the start until its
+   * 120 s limit, which named nothing, after an error with a stack trace from the pool.
+   */
+  @Test
+  void aDatabaseThatNeverAnswersFailsTheStartInOneLineNamingStorage() throws Exception {
+    try (SilentServer silent = SilentServer.start()) {
+      String uri = silent.postgresUri();
+      AckpointProcess failed = AckpointProcess.start(Map.of("ACKPOINT_CONFIG", "conf/ackpoint.yaml",
+          "ACKPOINT_HTTP_PORT", Integer.toString(TestAckpoint.freePort()),
+          "ACKPOINT_SOURCE_TYPE", "postgresql", "ACKPOINT_SOURCE_URI", uri,
+          "ACKPOINT_STORAGE_TYPE", "postgresql", "ACKPOINT_STORAGE_URI", uri,
+          "ACKPOINT_STORAGE_CONNECT_TIMEOUT", "1s", "ACKPOINT_STORAGE_STATEMENT_TIMEOUT", "1s"));
+      assertEquals(1, failed.awaitExit());
+      String log = failed.log();
+      assertTrue(log.contains("ackpoint: could not start: storage at ") && log.contains("(storage.uri) could not be prepared"), log);
+      assertTrue(!log.contains("\tat ") && !log.contains("ERROR"), "no stack trace, no error of the pool: " + log);
+    }
+  }
+
+  @Test
+  void argumentsAreRefusedWithTheWayToConfigureInstead() throws Exception {
+    Map<String, String> env = Map.of("ACKPOINT_HTTP_PORT", Integer.toString(TestAckpoint.freePort()));
+    AckpointProcess refused = AckpointProcess.start(env, List.of(), "127.0.0.1", List.of("--config=other.yaml"));
+    assertEquals(2, refused.awaitExit());
+    assertTrue(refused.log().startsWith("ackpoint: no arguments are taken (given: --config=other.yaml)")
+        && refused.log().contains("ACKPOINT_CONFIG"), refused.log());
+    AckpointProcess help = AckpointProcess.start(env, List.of(), "127.0.0.1", List.of("--help"));
+    assertEquals(0, help.awaitExit());
+    assertTrue(help.log().startsWith("usage: "), help.log());
   }
 
   /**

@@ -82,11 +82,18 @@ public final class AckpointProcess implements AutoCloseable {
    * NAME}, which execs it: the process is Main's JVM itself), reached at {@code host}.
    */
   public static AckpointProcess start(Map<String, String> env, List<String> prefix, String host) throws IOException {
+    return start(env, prefix, host, List.of());
+  }
+
+  /** {@link #start(Map, List, String)} with {@code arguments} on Main's command line. */
+  public static AckpointProcess start(Map<String, String> env, List<String> prefix, String host, List<String> arguments)
+      throws IOException {
     Path log = Files.createTempFile("ackpoint-process", ".log");
     List<String> command = new ArrayList<>(prefix);
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(JvmOptions.shipped());
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.ackpoint.Main"));
+    command.addAll(arguments);
     ProcessBuilder builder = new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(log.toFile());
