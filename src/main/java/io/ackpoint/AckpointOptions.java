@@ -10,8 +10,9 @@ import java.util.Map;
 
 /**
  * How to run an Ackpoint: the keys of {@code conf/ackpoint.yaml} as JSON (any key left out takes its
- * default, see {@code ackpoint-defaults.yaml}), and where its metrics go. Nothing is validated until
- * {@link Ackpoint#deploy}, which fails with the name of the first invalid key.
+ * default, see {@code ackpoint-defaults.yaml}), and where its metrics go. The keys are validated by
+ * {@link Ackpoint#deploy}, which fails with a {@code io.ackpoint.config.ConfigException} naming the
+ * first invalid key; only a setter whose section is no object ({@code "http": "x"}) throws it at once.
  */
 public class AckpointOptions {
 

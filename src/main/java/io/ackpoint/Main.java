@@ -169,8 +169,13 @@ public final class Main {
       long deadline = System.nanoTime() + config.shutdownTimeout().toNanos();
       ackpoint.close().await(config.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS);
       vertx.close().await(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      LOG.warn("unclean stop: the stop did not complete within shutdown.timeout ({} s): requests or batches still in flight"
+          + " are cut off; an embedded PostgreSQL that did not stop is asked to when this process exits, and the next"
+          + " start stops it if it still runs", config.shutdownTimeout().toSeconds());
+      status = 1;
     } catch (Exception e) {
-      LOG.warn("unclean stop", e);
+      LOG.warn("unclean stop: {}", e.getMessage() == null ? e.toString() : e.getMessage());
       status = 1;
     }
     System.exit(status);

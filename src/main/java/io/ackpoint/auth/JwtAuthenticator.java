@@ -39,7 +39,8 @@ public final class JwtAuthenticator implements Authenticator {
   private final Clock clock;
   private final List<JsonObject> inlineKeys;
   private final RemoteJwks remote;
-  private final VerifiedTokens verified = new VerifiedTokens(10_000);
+  /** 10,000 tokens of an ordinary size, fewer large ones: 8 M characters (8 MB: a token is ASCII) per event loop. */
+  private final VerifiedTokens verified = new VerifiedTokens(10_000, 8L << 20);
   private List<JsonObject> remoteKeys = List.of();
   private KeySet keys;
   private long refreshTimer = -1;

@@ -26,9 +26,13 @@ public final class PgUri {
   private static final String EXAMPLE = "postgresql://user:password@host:5432/database?sslmode=require";
 
   /** libpq's client certificate parameters; Ackpoint authenticates with the URI's password only. */
-  private static final Set<String> CLIENT_CERTIFICATE = Set.of("sslcert", "sslkey", "sslpassword", "sslcrl");
+  private static final Set<String> CLIENT_CERTIFICATE = Set.of("sslcert", "sslkey", "sslpassword");
+  /** TLS parameters of PgJDBC's URLs or of libpq that no connection here would honour: refused, not ignored. */
+  private static final Set<String> UNSUPPORTED_TLS = Set.of("ssl", "requiressl", "sslcrl", "sslcrldir", "sslfactory",
+      "sslnegotiation", "sslsni", "ssl_min_protocol_version", "ssl_max_protocol_version");
 
   private final PgConnectOptions options;
+  /** The URI's sslmode; null when it gives none. */
   private final SslMode sslMode;
   private final String rootCert;
   private final boolean namesApplication;
@@ -55,8 +59,9 @@ public final class PgUri {
 
   /**
    * The URI read, or an {@link IllegalArgumentException} that says what is wrong with it without
-   * repeating it. Without {@code sslmode} connections are not encrypted (the Vert.x client's
-   * default; libpq's would be {@code prefer}).
+   * repeating it. Without {@code sslmode} the pools' connections are not encrypted (the Vert.x
+   * client's default) and the replication connection prefers TLS (PgJDBC's), as before Ackpoint
+   * read the parameter.
    */
   public static PgUri parse(String uri) {
     String scheme = uri.contains("://") ? uri.substring(0, uri.indexOf("://")) : "";
@@ -70,8 +75,12 @@ public final class PgUri {
         throw new IllegalArgumentException("parameter " + name + ": client certificates are not supported;"
             + " Ackpoint authenticates with the URI's user and password");
       }
+      if (UNSUPPORTED_TLS.contains(name)) {
+        throw new IllegalArgumentException("parameter " + name + " is not supported: TLS is sslmode's and sslrootcert's"
+            + " (sslmode=require, say)");
+      }
     }
-    SslMode sslMode = SslMode.DISABLE;
+    SslMode sslMode = null;
     String mode = parameters.get("sslmode");
     if (mode != null) {
       try {
@@ -81,7 +90,11 @@ public final class PgUri {
       }
     }
     String rootCert = parameters.get("sslrootcert");
-    if (rootCert != null && !Files.isReadable(Path.of(rootCert))) {
+    if ("system".equals(rootCert)) {
+      throw new IllegalArgumentException("sslrootcert=system is not supported: name the file of the system's authorities"
+          + " (on Debian /etc/ssl/certs/ca-certificates.crt)");
+    }
+    if (rootCert != null && !(Files.isRegularFile(Path.of(rootCert)) && Files.isReadable(Path.of(rootCert)))) {
       throw new IllegalArgumentException("sslrootcert " + rootCert + " is not a readable file (the certificates, PEM, of"
           + " the authorities that sign the server's)");
     }
@@ -130,8 +143,9 @@ public final class PgUri {
    * a root certificate); {@code verify-ca} checks it, {@code verify-full} its host name too.
    */
   public PgConnectOptions connectOptions() {
-    PgConnectOptions connect = new PgConnectOptions(options).setSslMode(sslMode);
-    if (sslMode == SslMode.DISABLE) {
+    SslMode mode = sslMode == null ? SslMode.DISABLE : sslMode;
+    PgConnectOptions connect = new PgConnectOptions(options).setSslMode(mode);
+    if (mode == SslMode.DISABLE) {
       return connect;
     }
     ClientSSLOptions ssl = new ClientSSLOptions();
@@ -140,13 +154,21 @@ public final class PgUri {
     } else {
       ssl.setTrustOptions(new PemTrustOptions().addCertPath(rootCert));
     }
-    ssl.setHostnameVerificationAlgorithm(sslMode == SslMode.VERIFY_FULL ? "HTTPS" : "");
+    ssl.setHostnameVerificationAlgorithm(mode == SslMode.VERIFY_FULL ? "HTTPS" : "");
     return connect.setSslOptions(ssl);
   }
 
-  /** libpq's {@code sslmode}, spelled as PgJDBC takes it ({@code disable} when the URI gives none). */
-  public String sslMode() {
-    return sslMode.value;
+  /**
+   * The {@code sslmode} to give PgJDBC for libpq's meaning: PgJDBC checks no certificate in
+   * {@code require}, even against the {@code sslrootcert} it is given, where libpq checks the
+   * authority; so {@code require} with a root certificate is {@code verify-ca} there. Without an
+   * sslmode, PgJDBC's own default ({@code prefer}).
+   */
+  public String jdbcSslMode() {
+    if (sslMode == null) {
+      return SslMode.PREFER.value;
+    }
+    return sslMode == SslMode.REQUIRE && rootCert != null ? SslMode.VERIFY_CA.value : sslMode.value;
   }
 
   /** Whether the URI names the application its sessions show as ({@code application_name}). */

@@ -59,7 +59,8 @@ public final class EmbeddedDatabase implements AutoCloseable {
   private Runnable exitWatch;
   /**
    * Stops the server when the JVM exits without {@link #close} (an application that embeds Ackpoint
-   * and ends on a signal, or Main's second TERM): a postmaster whose parent is gone kept its port
+   * and ends on a signal, or Main's unclean stop; not Main's second TERM, which halts and runs no
+   * hook): a postmaster whose parent is gone kept its port
    * and data directory until the next start of Ackpoint there. SIGTERM is PostgreSQL's smart
    * shutdown, which completes once this process's connections close with it; the hook waits for
    * nothing, so it holds no exit up.
@@ -104,7 +105,13 @@ public final class EmbeddedDatabase implements AutoCloseable {
     try {
       EmbeddedDatabase started = startClaimed(config, dataDir);
       started.claim.set(dataDir);
-      Runtime.getRuntime().addShutdownHook(started.stopOnExit);
+      try {
+        Runtime.getRuntime().addShutdownHook(started.stopOnExit);
+      } catch (IllegalStateException exiting) {
+        // The JVM began to exit while the server started: nobody will close it.
+        started.close();
+        throw exiting;
+      }
       return started;
     } catch (RuntimeException e) {
       STARTED_HERE.remove(dataDir);

@@ -80,6 +80,8 @@ final class PgLogicalStream implements AutoCloseable {
   private long lastMessageNanos = System.nanoTime();
   private long lastReplyRequestNanos = System.nanoTime();
   private volatile boolean aborted;
+  /** Whether reading or writing the connection failed: {@link #close} then drops it without a goodbye. */
+  private boolean broken;
   private final String headAtOpen;
 
   private PgLogicalStream(Connection connection, PGReplicationStream stream, PgOutputDecoder decoder, Duration silenceLimit,
@@ -137,8 +139,8 @@ final class PgLogicalStream implements AutoCloseable {
       PGProperty.PASSWORD.set(props, options.getPassword());
     }
     PGProperty.APPLICATION_NAME.set(props, "ackpoint-follower");
-    // The URI's TLS for this connection too, as for the pools' (PgJDBC's own default would be prefer).
-    PGProperty.SSL_MODE.set(props, parsed.sslMode());
+    // The URI's TLS for this connection too, as for the pools'.
+    PGProperty.SSL_MODE.set(props, parsed.jdbcSslMode());
     if (parsed.rootCert() != null) {
       PGProperty.SSL_ROOT_CERT.set(props, parsed.rootCert());
     }
@@ -291,7 +293,7 @@ final class PgLogicalStream implements AutoCloseable {
           + " must be stored and their position confirmed before the stream reads on");
     }
     ByteBuffer message;
-    while ((message = read()) != null) {
+    while ((message = readOnce()) != null) {
       String received = Lsn.format(stream.getLastReceiveLSN().asLong());
       PgOutputDecoder.Committed committed = decoder.decode(message);
       if (committed != null) {
@@ -305,6 +307,16 @@ final class PgLogicalStream implements AutoCloseable {
       // transactional marker thus gives one position, not three (begin, message, commit).
     }
     return null;
+  }
+
+  /** {@link #read}, marking the connection broken when it fails. */
+  private ByteBuffer readOnce() throws SQLException {
+    try {
+      return read();
+    } catch (SQLException e) {
+      broken = true;
+      throw e;
+    }
   }
 
   /**
@@ -407,7 +419,12 @@ final class PgLogicalStream implements AutoCloseable {
    * hears from a stream not read for a while, and its answer shows that it is alive.
    */
   void keepAlive() throws SQLException {
-    updateStatus(true);
+    try {
+      updateStatus(true);
+    } catch (SQLException e) {
+      broken = true;
+      throw e;
+    }
   }
 
   /**
@@ -476,8 +493,23 @@ final class PgLogicalStream implements AutoCloseable {
     }
   }
 
+  /**
+   * Ends the stream and says goodbye to the server; a connection that failed is dropped instead:
+   * PgJDBC (42.7.8, QueryExecutorCloseAction) lets go of the socket of a connection whose goodbye
+   * cannot be sent without closing it, which then stayed open until a garbage collection, one per
+   * reconnect after a walsender was terminated. Not {@link #abort}, whose mark says the failure was
+   * the abort's doing.
+   */
   @Override
   public void close() {
+    if (broken) {
+      try {
+        connection.abort(Runnable::run);
+      } catch (SQLException ignored) {
+        // already gone
+      }
+      return;
+    }
     try {
       stream.close();
     } catch (SQLException ignored) {

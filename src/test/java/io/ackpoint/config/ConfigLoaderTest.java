@@ -193,6 +193,9 @@ class ConfigLoaderTest {
         "not a readable file");
     assertStorageUriRefused("postgresql://ack:s3cret@127.0.0.1/app?sslmode=require&sslcert=/tmp/c.pem",
         "client certificates are not supported");
+    assertStorageUriRefused("postgresql://ack:s3cret@127.0.0.1/app?ssl=true", "parameter ssl is not supported");
+    assertStorageUriRefused("postgresql://ack:s3cret@127.0.0.1/app?sslmode=verify-ca&sslrootcert=system", "name the file");
+    assertStorageUriRefused("postgresql://ack:s3cret@127.0.0.1/app?sslmode=verify-ca&sslrootcert=/tmp", "not a readable file");
     String good = "postgres://ack:s3cret@db.example.com:5432/app?sslmode=require&application_name=mine";
     ConfigLoader.resolve(minimal(), Map.of("ACKPOINT_STORAGE_TYPE", "postgres", "ACKPOINT_STORAGE_URI", good,
         "ACKPOINT_SOURCE_TYPE", "postgres", "ACKPOINT_SOURCE_URI", good));

@@ -1,6 +1,7 @@
 package io.ackpoint.impl;
 
 import io.ackpoint.support.ApiClient;
+import io.ackpoint.support.LogCapture;
 import io.ackpoint.support.RunningAckpoint;
 import io.ackpoint.support.Sql;
 import io.ackpoint.support.TestAckpoint;
@@ -22,6 +23,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -108,11 +110,32 @@ class PgTlsTest {
     }
   }
 
+  /** As before Ackpoint read sslmode: the Vert.x client's default for the pools, PgJDBC's (prefer) for replication. */
   @Test
-  void withoutSslModeNoConnectionIsEncrypted(Vertx vertx) {
+  void withoutSslModeThePoolsAreNotEncryptedAndReplicationPrefersTls(Vertx vertx) {
     try (RunningAckpoint app = RunningAckpoint.on(vertx, plainUri(), TestAckpoint::withFollower)) {
       acknowledgedOver(app, vertx);
-      assertEquals(Map.of("ackpoint", false, "ackpoint-follower", false), encryptedSessions(app.sql));
+      assertEquals(Map.of("ackpoint", false, "ackpoint-follower", true), encryptedSessions(app.sql));
+    }
+  }
+
+  /**
+   * libpq checks the server's certificate in require when it is given the authorities; PgJDBC,
+   * given the same, did not, and the replication connection followed a server no authority vouched
+   * for while the pools refused it.
+   */
+  @Test
+  void withRequireAndAnotherAuthorityTheReplicationConnectionIsRefusedToo(Vertx vertx, @TempDir Path dir) throws Exception {
+    Path stranger = Files.copy(Path.of(SelfSignedCertificate.create("localhost").certificatePath()), dir.resolve("other.crt"));
+    String source = plainUri() + "?sslmode=require&sslrootcert=" + stranger;
+    try (LogCapture follower = LogCapture.of("io.ackpoint.source.FollowerStatus");
+         RunningAckpoint app = RunningAckpoint.on(vertx, plainUri(), c -> {
+           TestAckpoint.withFollower(c).getJsonObject("source").put("uri", source);
+           return c;
+         })) {
+      String refused = follower.awaitMessage("WARN", Duration.ofSeconds(30));
+      assertTrue(refused.contains("replication follower not running"), refused);
+      assertTrue(encryptedSessions(app.sql).get("ackpoint-follower") == null, "the follower connected: " + refused);
     }
   }
 

@@ -3,6 +3,7 @@ package io.ackpoint.source;
 import io.ackpoint.AckpointAddresses;
 import io.ackpoint.config.AckpointConfig;
 import io.ackpoint.support.Await;
+import io.ackpoint.support.DeadSockets;
 import io.ackpoint.support.LogCapture;
 import io.ackpoint.support.Sql;
 import io.ackpoint.support.TcpProxy;
@@ -128,6 +129,38 @@ class ReplicationFollowerTest {
     } finally {
       unreachable.close();
     }
+  }
+
+  /**
+   * A walsender terminated on the server fails the stream, which is opened again, and the failed
+   * connection's socket is closed with it: PgJDBC let go of it without closing it when its goodbye
+   * could not be sent, and it stayed open until a garbage collection, one per reconnect.
+   */
+  @Test
+  void aTerminatedStreamLeavesNoSocketOpenBehindIt() throws Exception {
+    BlockingQueue<Boolean> ups = new LinkedBlockingQueue<>();
+    ReplicationListener listener = new ReplicationListener() {
+      @Override
+      public void followerUp(boolean up) {
+        if (up) {
+          ups.add(true);
+        }
+      }
+    };
+    String deployment = Await.result(vertx.deployVerticle(new ReplicationFollowerVerticle(db, config.replication(), null,
+        new PgReplicationSource(sql.pool()), addresses, listener)));
+    assertNotNull(ups.poll(30, TimeUnit.SECONDS), "the follower never followed");
+    long before = DeadSockets.count();
+    int terminations = 3;
+    for (int i = 0; i < terminations; i++) {
+      sql.query("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = $1",
+          config.replication().slotName());
+      assertNotNull(ups.poll(30, TimeUnit.SECONDS), "the follower did not follow again after termination " + (i + 1));
+    }
+    long after = DeadSockets.count();
+    // Without the fix, one more each time (unless a garbage collection ran meanwhile).
+    assertTrue(after - before < terminations, "sockets closed by the server and still open here: " + before + " -> " + after);
+    Await.result(vertx.undeploy(deployment));
   }
 
   /** A node that stopped following (it stepped down, or stops) kept telling the metrics that it followed. */
