@@ -101,19 +101,17 @@ public final class PgPools {
    * fires while the pool closes is failed twice, and the second failure, thrown from the close's loop
    * over its waiters, left the close (and with it Ackpoint's and Vert.x's) incomplete for good (an
    * embedding application's close after a frozen database; a start on a server that never answers).
-   * A wait ends when a connection is freed or fails by its bounds (each busy one by its silence
-   * limit, each new one by the connect timeout and the same limit), one waiter per failed attempt;
-   * so that waiters do not pile up behind a frozen server meanwhile (batches, health checks), at most
-   * {@link #WAITERS_PER_CONNECTION} per connection wait, and a request beyond fails at once (503).
+   * A wait ends when a connection is freed, or fails when a connection attempt does (each new one is
+   * bounded by the connect timeout and the silence limit), one waiter per failed attempt; callers
+   * are answered by their own bounds meanwhile (a batch's request timeout, a health check's 2 s),
+   * and what they queued runs once the server answers. The queue is bounded for memory's sake alone,
+   * far above any burst of Ackpoint's own (every stream that may open at once reads its latest id).
    */
   private static PoolOptions poolOptions(int maxSize, String name) {
-    return new PoolOptions().setMaxSize(maxSize).setName(name).setConnectionTimeout(0)
-        .setMaxWaitQueueSize(Math.max(MIN_WAITERS, maxSize * WAITERS_PER_CONNECTION));
+    return new PoolOptions().setMaxSize(maxSize).setName(name).setConnectionTimeout(0).setMaxWaitQueueSize(MAX_WAITERS);
   }
 
-  /** Far more than a node's own work asks for at once (3 batches, an acknowledgement, a heartbeat, health checks). */
-  private static final int WAITERS_PER_CONNECTION = 8;
-  private static final int MIN_WAITERS = 32;
+  private static final int MAX_WAITERS = 65_536;
 
   /** {@code uri} without its password, for messages and logs. */
   static String redacted(String uri) {
