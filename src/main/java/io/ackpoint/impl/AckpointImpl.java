@@ -19,6 +19,7 @@ import io.ackpoint.config.DevelopmentKey;
 import io.ackpoint.core.PendingCheckpointsCodec;
 import io.ackpoint.core.PositionReachedCodec;
 import io.ackpoint.embedded.EmbeddedDatabase;
+import io.ackpoint.http.FreePorts;
 import io.ackpoint.http.HttpApi;
 import io.ackpoint.http.HttpQueues;
 import io.ackpoint.http.ConnectionLimit;
@@ -130,7 +131,10 @@ public final class AckpointImpl implements Ackpoint {
     Starting starting = new Starting(vertx);
     // The verticle deploying Ackpoint, if any: its undeploy takes the verticles Ackpoint deploys with it.
     ContextInternal host = (ContextInternal) Vertx.currentContext();
-    Future<Ackpoint> outcome = startEmbedded(vertx, configured).compose(embedded -> {
+    Future<Ackpoint> outcome = vertx.<Void>executeBlocking(() -> {
+      FreePorts.require(configured);
+      return null;
+    }).compose(free -> startEmbedded(vertx, configured)).compose(embedded -> {
       AckpointConfig config = embedded == null ? configured : configured.withEmbeddedUri(embedded.uri());
       return starting.unlessVertxClosing()
           .compose(v -> Backends.migrate(vertx, config))

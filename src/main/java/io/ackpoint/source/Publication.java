@@ -49,10 +49,6 @@ final class Publication {
       return;
     }
     String table = quoted(customTable.schemaName()) + "." + quoted(customTable.tableName());
-    if (!updates) {
-      LOG.warn("custom.table {} has no replica identity (a primary key) on every partition: only its inserts are followed,"
-          + " not its updates, which would fail in the application if published", table);
-    }
     boolean viaRoot = CustomTableCheck.partitioned(c, customTable);
     // Altered only when needed: a publication an administrator made right needs no ownership of it.
     if (!publishedTables(c, publication).equals(Set.of(table)) || !hasFlags(c, publication, updates, viaRoot)) {
@@ -63,6 +59,11 @@ final class Publication {
       execute(c, "ALTER PUBLICATION " + publication + " SET (" + options(updates) + "); ALTER PUBLICATION "
           + publication + " SET TABLE " + table, "42710");
       LOG.info("publication {} publishes custom.table {}", publication, table);
+    }
+    // Once the publication says so: the application's updates succeed from the moment this is read.
+    if (!updates) {
+      LOG.warn("custom.table {} has no replica identity (a primary key) on every partition: only its inserts are followed,"
+          + " not its updates, which would fail in the application if published", table);
     }
   }
 

@@ -32,6 +32,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.BufferedReader;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -434,6 +436,24 @@ class LifecycleTest {
             router.route("/ackpoint/*").subRouter(routes);
             return vertx.createHttpServer().requestHandler(router).listen(port, "127.0.0.1");
           });
+    }
+  }
+
+  /**
+   * A port another process holds fails the deploy before anything is set up: it failed only once the
+   * migrations had run and the replication slot was made, which a first start that never succeeded
+   * left on the source, holding back its WAL.
+   */
+  @Test
+  void aPortInUseFailsTheDeployBeforeTheSlotOrTheTablesAreMade(Vertx vertx) throws Exception {
+    String database = TestDatabase.freshDatabase();
+    JsonObject config = TestAckpoint.withFollower(TestAckpoint.configJson(database));
+    try (ServerSocket taken = new ServerSocket(TestAckpoint.portOf(config), 1, InetAddress.getLoopbackAddress());
+         Sql sql = new Sql(vertx, database)) {
+      Throwable failure = Await.result(Ackpoint.deploy(vertx, new AckpointOptions(config)).transform(Future::succeededFuture)).cause();
+      assertTrue(failure != null && failure.getMessage().contains("(http.host, http.port)"), String.valueOf(failure));
+      assertEquals(0, sql.count("SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1", TestAckpoint.slotOf(config)));
+      assertEquals(0, sql.count("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'ackpoint%'"));
     }
   }
 

@@ -1,0 +1,40 @@
+package io.ackpoint.http;
+
+import io.ackpoint.config.AckpointConfig;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+
+/**
+ * The ports Ackpoint's own servers will listen on, tried before anything is set up: a port another
+ * process held failed the start only once the migrations had run and the replication slot was made,
+ * and a first start that never succeeded left that slot on the source, holding back its WAL for
+ * good. The servers still bind for themselves (a port taken in between fails the start as before).
+ * Blocking (a bind, and the host's name resolved): call it off the event loops.
+ */
+public final class FreePorts {
+
+  private FreePorts() {
+  }
+
+  public static void require(AckpointConfig config) {
+    String host = config.http().host();
+    if (config.http().enabled() && config.http().port() > 0) {
+      probe(host, config.http().port(), "http.host, http.port");
+    }
+    if (config.metricsPort() > 0) {
+      probe(host, config.metricsPort(), "http.host, metrics.port");
+    }
+  }
+
+  private static void probe(String host, int port, String keys) {
+    try (ServerSocket socket = new ServerSocket()) {
+      // As the servers bind: a port whose last connections linger in TIME_WAIT is free.
+      socket.setReuseAddress(true);
+      socket.bind(new InetSocketAddress(host, port));
+    } catch (IOException e) {
+      throw new IllegalStateException("could not listen on " + host + ":" + port + " (" + keys + "): " + e.getMessage(), e);
+    }
+  }
+}
