@@ -115,7 +115,7 @@ public final class CheckpointBatcher {
     Promise<CheckpointCreated> promise = context.promise();
     Waiting waiting = new Waiting(command, promise, nanoClock.getAsLong() + requestTimeoutNanos);
     if (!config.enabled()) {
-      // The no-batching baseline: every request is its own batch, bounded only by the pools.
+      // The no-batching baseline: every request is its own batch, as many at once as the pools serve.
       run(List.of(waiting));
       return promise.future();
     }

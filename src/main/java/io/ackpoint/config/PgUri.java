@@ -27,9 +27,8 @@ public final class PgUri {
 
   /** libpq's client certificate parameters; Ackpoint authenticates with the URI's password only. */
   private static final Set<String> CLIENT_CERTIFICATE = Set.of("sslcert", "sslkey", "sslpassword");
-  /** TLS parameters of PgJDBC's URLs or of libpq that no connection here would honour: refused, not ignored. */
-  private static final Set<String> UNSUPPORTED_TLS = Set.of("ssl", "requiressl", "sslcrl", "sslcrldir", "sslfactory",
-      "sslnegotiation", "sslsni", "ssl_min_protocol_version", "ssl_max_protocol_version");
+  /** The TLS parameters read here; any other of libpq's or PgJDBC's ({@code ssl*}, {@code gss*}) is refused, not ignored. */
+  private static final Set<String> TLS = Set.of("sslmode", "sslrootcert");
 
   private final PgConnectOptions options;
   /** The URI's sslmode; null when it gives none. */
@@ -75,7 +74,7 @@ public final class PgUri {
         throw new IllegalArgumentException("parameter " + name + ": client certificates are not supported;"
             + " Ackpoint authenticates with the URI's user and password");
       }
-      if (UNSUPPORTED_TLS.contains(name)) {
+      if (!TLS.contains(name) && (name.startsWith("ssl") || name.startsWith("gss") || name.equals("requiressl"))) {
         throw new IllegalArgumentException("parameter " + name + " is not supported: TLS is sslmode's and sslrootcert's"
             + " (sslmode=require, say)");
       }
@@ -138,9 +137,10 @@ public final class PgUri {
 
   /**
    * Options for the Vert.x client, TLS included as libpq would make it: {@code allow} and
-   * {@code prefer} encrypt without checking the server's certificate, as does {@code require}
-   * unless {@code sslrootcert} names the authorities to check it against (libpq's rule when it has
-   * a root certificate); {@code verify-ca} checks it, {@code verify-full} its host name too.
+   * {@code prefer} encrypt without checking the server's certificate (a check that failed would
+   * only fall back to plain text), as does {@code require} unless {@code sslrootcert} names the
+   * authorities to check it against (libpq's rule when it has a root certificate);
+   * {@code verify-ca} checks it, {@code verify-full} its host name too.
    */
   public PgConnectOptions connectOptions() {
     SslMode mode = sslMode == null ? SslMode.DISABLE : sslMode;
@@ -149,7 +149,7 @@ public final class PgUri {
       return connect;
     }
     ClientSSLOptions ssl = new ClientSSLOptions();
-    if (rootCert == null) {
+    if (rootCert == null || mode == SslMode.ALLOW || mode == SslMode.PREFER) {
       ssl.setTrustAll(true);
     } else {
       ssl.setTrustOptions(new PemTrustOptions().addCertPath(rootCert));

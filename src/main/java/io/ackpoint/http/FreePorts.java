@@ -4,7 +4,7 @@ import io.ackpoint.config.AckpointConfig;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
+import java.net.Socket;
 
 /**
  * The ports Ackpoint's own servers will listen on, tried before anything is set up: a port another
@@ -12,25 +12,30 @@ import java.net.ServerSocket;
  * and a first start that never succeeded left that slot on the source, holding back its WAL for
  * good. The servers still bind for themselves (a port taken in between fails the start as before).
  * Blocking (a bind, and the host's name resolved): call it off the event loops.
+ *
+ * <p>A bind without a listen: a server socket would accept the connections made in that instant (a
+ * load balancer's, a probe's) and reset them as it closed.
  */
 public final class FreePorts {
 
   private FreePorts() {
   }
 
-  public static void require(AckpointConfig config) {
+  /** {@code servesMetrics}: whether this Ackpoint serves metrics at all (its registry is Prometheus's). */
+  public static void require(AckpointConfig config, boolean servesMetrics) {
     String host = config.http().host();
     if (config.http().enabled() && config.http().port() > 0) {
       probe(host, config.http().port(), "http.host, http.port");
     }
-    if (config.metricsPort() > 0) {
+    if (servesMetrics && config.metricsPort() > 0) {
       probe(host, config.metricsPort(), "http.host, metrics.port");
     }
   }
 
   private static void probe(String host, int port, String keys) {
-    try (ServerSocket socket = new ServerSocket()) {
-      // As the servers bind: a port whose last connections linger in TIME_WAIT is free.
+    try (Socket socket = new Socket()) {
+      // As the servers bind: a port whose last connections linger in TIME_WAIT is free; one that
+      // another socket listens on is not.
       socket.setReuseAddress(true);
       socket.bind(new InetSocketAddress(host, port));
     } catch (IOException e) {

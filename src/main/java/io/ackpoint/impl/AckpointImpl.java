@@ -117,10 +117,11 @@ public final class AckpointImpl implements Ackpoint {
       return Future.failedFuture(new ConfigException("cluster.enabled", clusterProblem));
     }
     VertxClaims claims;
+    // The metrics port serves Prometheus's text: Ackpoint's own registry, or one the host gave of that kind.
+    MeterRegistry given = options.getMeterRegistry();
+    boolean servesMetrics = given == null || given instanceof PrometheusMeterRegistry;
     try {
-      // The metrics port serves Prometheus's text: Ackpoint's own registry, or one the host gave of that kind.
-      MeterRegistry given = options.getMeterRegistry();
-      claims = VertxClaims.claim(vertx, configured, given == null || given instanceof PrometheusMeterRegistry);
+      claims = VertxClaims.claim(vertx, configured, servesMetrics);
     } catch (ConfigException taken) {
       return Future.failedFuture(taken);
     }
@@ -131,10 +132,11 @@ public final class AckpointImpl implements Ackpoint {
     Starting starting = new Starting(vertx);
     // The verticle deploying Ackpoint, if any: its undeploy takes the verticles Ackpoint deploys with it.
     ContextInternal host = (ContextInternal) Vertx.currentContext();
+    // Unordered: a host verticle's own blocking tasks do not hold it up.
     Future<Ackpoint> outcome = vertx.<Void>executeBlocking(() -> {
-      FreePorts.require(configured);
+      FreePorts.require(configured, servesMetrics);
       return null;
-    }).compose(free -> startEmbedded(vertx, configured)).compose(embedded -> {
+    }, false).compose(free -> startEmbedded(vertx, configured)).compose(embedded -> {
       AckpointConfig config = embedded == null ? configured : configured.withEmbeddedUri(embedded.uri());
       return starting.unlessVertxClosing()
           .compose(v -> Backends.migrate(vertx, config))

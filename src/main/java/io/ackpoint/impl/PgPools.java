@@ -42,8 +42,9 @@ public final class PgPools {
    * paused VM, a network that drops packets silently), counted from the socket's connect on. An idle
    * connection stays open; TCP keepalive probes it once it has been idle for a minute. Waiting for a
    * connection of the pool (all busy, or a new one whose start-up the server never answers) ends
-   * with the first of them to be freed or failed by those bounds, and the pool's close waits for the
-   * server to hang up on each connection for {@code connect_timeout} at most ({@link BoundedPgDriver}).
+   * when one is freed, or fails with an attempt to open one, the waiters in turn (see
+   * {@link #poolOptions}); the pool's close waits for the server to hang up on each connection for
+   * {@code connect_timeout} at most ({@link BoundedPgDriver}).
    */
   public static Pool create(Vertx vertx, DatabaseConfig database, String name) {
     PgConnectOptions connect = connectOptions(database, name);

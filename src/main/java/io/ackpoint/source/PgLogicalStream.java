@@ -156,11 +156,16 @@ final class PgLogicalStream implements AutoCloseable {
     readTimeout(props, silenceLimit);
     Duration silence;
     String head;
-    try (Connection c = connector.connect(url, props)) {
+    Connection c = connector.connect(url, props);
+    try {
       Publication.ensure(c, config.publication(), customTable);
       silence = max(silenceLimit, walSenderTimeout(c));
       head = currentHead(c);
+    } catch (SQLException | RuntimeException e) {
+      discard(c, e);
+      throw e;
     }
+    c.close();
     readTimeout(props, silence);
 
     PGProperty.REPLICATION.set(props, "database");
@@ -194,8 +199,25 @@ final class PgLogicalStream implements AutoCloseable {
           .start();
       return new PgLogicalStream(connection, stream, new PgOutputDecoder(customTable), silence, config.statusInterval(), head);
     } catch (SQLException | RuntimeException e) {
-      connection.close();
+      discard(connection, e);
       throw e;
+    }
+  }
+
+  /**
+   * Closes a connection that opening the stream failed on; one that failed as a connection (SQLSTATE
+   * class 08: the server ended it, the network cut it) is dropped without a goodbye, which could
+   * not be sent and would leave its socket open (see {@link #close}).
+   */
+  private static void discard(Connection connection, Exception failure) {
+    try {
+      if (failure instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("08")) {
+        connection.abort(Runnable::run);
+      } else {
+        connection.close();
+      }
+    } catch (SQLException closing) {
+      failure.addSuppressed(closing);
     }
   }
 
