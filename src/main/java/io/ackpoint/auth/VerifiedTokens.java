@@ -36,8 +36,8 @@ final class VerifiedTokens {
     if (tokens.put(token, user) == null) {
       chars += token.length();
     }
-    Iterator<String> eldest = tokens.keySet().iterator();
     while (tokens.size() > capacity || chars > maxChars) {
+      Iterator<String> eldest = tokens.keySet().iterator();
       chars -= eldest.next().length();
       eldest.remove();
     }

@@ -108,9 +108,6 @@ public final class PgUri {
       throw new IllegalArgumentException("is not a PostgreSQL connection URI, as in " + EXAMPLE
           + " (characters other than letters, digits and -._~!* in the user or password are percent-encoded: @ as %40)");
     }
-    if (options.getHost() == null || options.getHost().isBlank()) {
-      throw new IllegalArgumentException("must name the host, as in " + EXAMPLE);
-    }
     return new PgUri(options, sslMode, rootCert, parameters.containsKey("application_name"));
   }
 

@@ -1,6 +1,7 @@
 package io.ackpoint.embedded;
 
 import io.ackpoint.config.AckpointConfig.EmbeddedConfig;
+import io.ackpoint.config.FreePorts;
 import io.vertx.core.Vertx;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.slf4j.Logger;
@@ -10,7 +11,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
@@ -224,9 +224,8 @@ public final class EmbeddedDatabase implements AutoCloseable {
    * after a failed start, for as long as this process runs.
    */
   private static void requireFree(int port) throws IOException {
-    try (ServerSocket probe = new ServerSocket()) {
-      probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-    } catch (IOException inUse) {
+    IOException inUse = FreePorts.bindFailure(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+    if (inUse != null) {
       throw new IOException("embedded.port " + port + " is in use by another process (" + inUse.getMessage() + ")", inUse);
     }
   }

@@ -15,11 +15,11 @@ import io.ackpoint.cluster.NodeStatusVerticle;
 import io.ackpoint.compaction.CompactionVerticle;
 import io.ackpoint.config.AckpointConfig;
 import io.ackpoint.config.ConfigException;
+import io.ackpoint.config.FreePorts;
 import io.ackpoint.config.DevelopmentKey;
 import io.ackpoint.core.PendingCheckpointsCodec;
 import io.ackpoint.core.PositionReachedCodec;
 import io.ackpoint.embedded.EmbeddedDatabase;
-import io.ackpoint.http.FreePorts;
 import io.ackpoint.http.HttpApi;
 import io.ackpoint.http.HttpQueues;
 import io.ackpoint.http.ConnectionLimit;
@@ -52,6 +52,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -441,7 +443,7 @@ public final class AckpointImpl implements Ackpoint {
     Duration slow = config.batching().requestTimeout().plus(SLOW_CLOSE_MARGIN);
     Future<Void> chain = Future.succeededFuture();
     for (CloseStep step : steps) {
-      chain = chain.transform(before -> step.run(vertx, slow).transform(after -> firstFailure(before, after)));
+      chain = chain.transform(before -> step.run(slow).transform(after -> firstFailure(before, after)));
     }
     return chain.onComplete(ar -> {
       deployments.clear();
@@ -458,23 +460,18 @@ public final class AckpointImpl implements Ackpoint {
    */
   private record CloseStep(String name, Supplier<Future<Void>> action) {
 
-    Future<Void> run(Vertx vertx, Duration slow) {
-      Promise<Void> done = Promise.promise();
-      long giveUp = vertx.setTimer(slow.toMillis(), t -> {
-        String message = "closing Ackpoint: " + name + " has not completed after " + slow.toSeconds() + " s";
-        if (done.tryFail(new IllegalStateException(message))) {
-          LOG.warn("{}; the close goes on without it", message);
-        }
-      });
+    Future<Void> run(Duration slow) {
       // A step that throws fails as one that answers a failure.
-      Future.<Void>future(step -> action.get().onComplete(step)).onComplete(ar -> {
-        if (ar.succeeded()) {
-          done.tryComplete();
-        } else {
-          done.tryFail(ar.cause());
-        }
-      });
-      return done.future().andThen(ar -> vertx.cancelTimer(giveUp));
+      return Future.<Void>future(step -> action.get().onComplete(step))
+          .timeout(slow.toMillis(), TimeUnit.MILLISECONDS)
+          .recover(e -> {
+            if (!(e instanceof TimeoutException)) {
+              return Future.failedFuture(e);
+            }
+            String message = "closing Ackpoint: " + name + " has not completed after " + slow.toSeconds() + " s";
+            LOG.warn("{}; the close goes on without it", message);
+            return Future.failedFuture(new IllegalStateException(message));
+          });
     }
   }
 

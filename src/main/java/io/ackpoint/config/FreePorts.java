@@ -1,13 +1,11 @@
-package io.ackpoint.http;
-
-import io.ackpoint.config.AckpointConfig;
+package io.ackpoint.config;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 
 /**
- * The ports Ackpoint's own servers will listen on, tried before anything is set up: a port another
+ * The ports a configuration has Ackpoint's own servers listen on, tried before anything is set up: a port another
  * process held failed the start only once the migrations had run and the replication slot was made,
  * and a first start that never succeeded left that slot on the source, holding back its WAL for
  * good. The servers still bind for themselves (a port taken in between fails the start as before).
@@ -33,13 +31,22 @@ public final class FreePorts {
   }
 
   private static void probe(String host, int port, String keys) {
+    IOException inUse = bindFailure(new InetSocketAddress(host, port));
+    if (inUse != null) {
+      throw new IllegalStateException("could not listen on " + host + ":" + port + " (" + keys + "): " + inUse.getMessage(), inUse);
+    }
+  }
+
+  /** Why {@code address} cannot be bound (another socket listens there), or null when it can. */
+  public static IOException bindFailure(InetSocketAddress address) {
     try (Socket socket = new Socket()) {
-      // As the servers bind: a port whose last connections linger in TIME_WAIT is free; one that
+      // As servers bind: a port whose last connections linger in TIME_WAIT is free; one that
       // another socket listens on is not.
       socket.setReuseAddress(true);
-      socket.bind(new InetSocketAddress(host, port));
+      socket.bind(address);
+      return null;
     } catch (IOException e) {
-      throw new IllegalStateException("could not listen on " + host + ":" + port + " (" + keys + "): " + e.getMessage(), e);
+      return e;
     }
   }
 }
